@@ -1,0 +1,1 @@
+"""pbem: play-by-email adjudication with signed moves and dice nobody can bias."""

@@ -1,0 +1,677 @@
+"""The command line. The one place where errors become text and exit codes (PROTOCOL.md §9)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import tomllib
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .errors import PbemError, UsageError
+
+app = typer.Typer(
+    name="pbem",
+    help=(
+        "Play board wargames by email: every move is a signed TOML file, the whole log is replayed and "
+        "checked, and dice come from values the other players reveal after your move, so nobody can bias "
+        "them.\n\nA game lives in a directory (game.toml, entries/, side/, outbox/ …); run commands inside it "
+        "or pass --game DIR."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+key_app = typer.Typer(help="Create and show your Ed25519 signing key.", no_args_is_help=True)
+app.add_typer(key_app, name="key")
+
+GameOpt = typer.Option(Path("."), "--game", "-g", help="The game directory.", show_default=True)
+JsonOpt = typer.Option(False, "--json", help="Print data as JSON instead of a report.")
+KeyOpt = typer.Option(None, "--key", help="An OpenSSH Ed25519 private key to sign with (default: me.toml's, "
+                      "else the key 'pbem key new' made).")
+AgentOpt = typer.Option(None, "--agent", help="Sign through ssh-agent with the key whose public half is this "
+                        "file (ssh-keygen -Y sign).")
+
+
+def out():
+    from . import console
+
+    return console.stdout()
+
+
+def emit_json(data) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def _passphrase() -> str | None:
+    secret = os.environ.get("PBEM_PASSPHRASE")
+    if secret is not None:
+        return secret
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass("Key passphrase: ")
+    return None
+
+
+def _signer(key: Optional[Path], agent: Optional[Path], game=None):
+    from . import keys
+
+    identity = game.identity if game is not None else None
+    if agent is None and key is None and identity is not None:
+        if identity.agent:
+            agent = Path(identity.agent)
+        elif identity.key:
+            key = Path(identity.key)
+    if agent is not None:
+        if os.environ.get("SSH_CONNECTION"):
+            raise UsageError("--agent refuses to sign while SSH_CONNECTION is set: through a forwarded agent "
+                             "anyone on that host could derive your seeds (PROTOCOL §6)", field="--agent")
+        return keys.AgentSigner(agent)
+    path = key or keys.default_key_path()
+    if not Path(path).exists():
+        raise UsageError(f"no key at {path}: make one with 'pbem key new' or pass --key PATH", field="--key")
+    return keys.FileSigner.load(Path(path), _passphrase)
+
+
+def _game(path: Path):
+    from .game import Game
+
+    return Game(path)
+
+
+def _me(game) -> str:
+    identity = game.identity
+    if identity is None:
+        raise UsageError(f"{game.dir.root} has no me.toml: run 'pbem join game.toml' there first", field="me.toml")
+    return identity.player
+
+
+# ------------------------------------------------------------------------------------- keys
+
+@key_app.command("new")
+def key_new(
+    out_path: Optional[Path] = typer.Option(None, "--out", help="Where to write it (default: the pbem app dir)."),
+    comment: str = typer.Option("", "--comment", "-C", help="Comment in the public key, e.g. your mail address."),
+    no_passphrase: bool = typer.Option(False, "--no-passphrase", help="Store the key unencrypted."),
+) -> None:
+    """Make an Ed25519 key (OpenSSH format, mode 0600), passphrase-protected unless --no-passphrase.
+
+    The passphrase is asked for, or read from PBEM_PASSPHRASE. Send the printed public key line to the
+    game's host; compare fingerprints with the other players by phone or in person.
+    """
+    from . import keys
+
+    path = out_path or keys.default_key_path()
+    passphrase = None
+    if not no_passphrase:
+        passphrase = os.environ.get("PBEM_PASSPHRASE")
+        if passphrase is None:
+            if not sys.stdin.isatty():
+                raise UsageError("give a passphrase in PBEM_PASSPHRASE, or --no-passphrase", field="--no-passphrase")
+            passphrase = typer.prompt("Passphrase for the new key", hide_input=True, confirmation_prompt=True)
+    signer = keys.generate(path, passphrase, comment or os.environ.get("USER", ""))
+    out().print(f"[ok]Wrote[/ok] {path} and {path}.pub")
+    out().print(signer.public.line())
+    out().print(signer.public.fingerprint_line())
+
+
+@key_app.command("show")
+def key_show(key: Optional[Path] = KeyOpt, as_json: bool = JsonOpt) -> None:
+    """Print your public key line and its fingerprint exactly as 'ssh-keygen -lf' does."""
+    from . import keys
+
+    path = key or keys.default_key_path()
+    public_path = Path(str(path) + ".pub") if not str(path).endswith(".pub") else Path(path)
+    if public_path.exists():
+        public = keys.PublicKey.parse(public_path.read_text())
+    else:
+        public = keys.FileSigner.load(Path(path), _passphrase).public
+    if as_json:
+        emit_json({"public": public.line(), "fingerprint": public.fingerprint(),
+                   "fingerprint_line": public.fingerprint_line()})
+        return
+    print(public.line())
+    print(public.fingerprint_line())
+
+
+# ------------------------------------------------------------------------------------- setup
+
+def _read_pubkey(spec: str, player: str):
+    from . import keys
+
+    text = spec
+    if not spec.startswith("ssh-") and not spec.startswith("sk-"):
+        try:
+            text = Path(spec).read_text()
+        except OSError as exc:
+            raise UsageError(f"cannot read public key file {spec}: {exc.strerror}", player=player,
+                             field="--player") from None
+    return keys.PublicKey.parse(text, field=f"--player {player}")
+
+
+@app.command("new")
+def new(
+    game_id: str = typer.Argument(..., help="Game id: lowercase letters, digits, - and _ (e.g. pog-club-2026)."),
+    player: List[str] = typer.Option(..., "--player", "-p", help="ID=PUBKEY: a player id and his public key "
+                                     "(a .pub file or the 'ssh-ed25519 AAAA…' line). Repeat; order is roster order."),
+    ruleset: str = typer.Option("freeform", "--ruleset", "-r", help="Which rules adjudicate (see 'pbem rules')."),
+    scenario: Optional[str] = typer.Option(None, "--scenario", help="Scenario id (default: the ruleset's first)."),
+    sides: List[str] = typer.Option([], "--sides", help="ID=SIDE[,SIDE]: the sides a player commands."),
+    referee: List[str] = typer.Option([], "--referee", help="A player id whose role is referee."),
+    observer: List[str] = typer.Option([], "--observer", help="A player id who only watches."),
+    dice: str = typer.Option("all", "--dice", help="Who witnesses rolls: all, opponents, referee, or open "
+                             "(no witnesses: the mover can try salts until he likes the dice)."),
+    reveal_hours: int = typer.Option(48, "--reveal-hours", help="Deadline for a witness's reveal."),
+    move_hours: int = typer.Option(72, "--move-hours", help="Deadline for a move."),
+    option: List[str] = typer.Option([], "--option", "-o", help="RULE=on|off or RULE=VALUE: an optional rule."),
+    table: List[str] = typer.Option([], "--table", help="NAME=FILE.toml: a result table players roll on."),
+    out_path: Path = typer.Option(Path("game.toml"), "--out", help="Where to write the charter."),
+) -> None:
+    """Host a game: write its charter (game.toml) and show every player's fingerprint.
+
+    Mail game.toml to the players; each checks the fingerprints out of band and runs 'pbem join'.
+    """
+    from . import ruleset as rulesets
+    from .charter import Charter, Member
+
+    rules = rulesets.load(ruleset)
+    scenarios = rules.scenarios()
+    scenario = scenario or next(iter(scenarios))
+    if scenario not in scenarios:
+        raise UsageError(f"{ruleset} has no scenario {scenario!r} (has: {', '.join(scenarios)})", field="--scenario")
+    side_map = {}
+    for item in sides:
+        pid, _, names = item.partition("=")
+        side_map[pid] = tuple(n for n in names.split(",") if n)
+    members = []
+    for item in player:
+        pid, sep, spec = item.partition("=")
+        if not sep:
+            raise UsageError(f"--player wants ID=PUBKEY, got {item!r}", field="--player")
+        role = "referee" if pid in referee else "observer" if pid in observer else "player"
+        members.append(Member(pid, side_map.get(pid, ()), _read_pubkey(spec, pid), role))
+    options = {}
+    for item in option:
+        name, _, value = item.partition("=")
+        if name not in rules.options:
+            raise UsageError(f"{ruleset} has no option {name!r} (see 'pbem rules {ruleset}')", field="--option")
+        options[name] = {"on": True, "off": False}.get(value, _toml_value(value))
+    tables = {}
+    for item in table:
+        name, _, file = item.partition("=")
+        try:
+            tables[name] = tomllib.loads(Path(file).read_text())
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise UsageError(f"cannot read table {file}: {exc}", field="--table") from None
+    if out_path.exists():
+        raise UsageError(f"{out_path} exists; pbem will not overwrite a charter", field="--out")
+    charter = Charter.create(
+        game=game_id, ruleset=rules.id, version=rules.version, scenario=scenario, dice=dice,
+        reveal_hours=reveal_hours, move_hours=move_hours, options=options, tables=tables, players=members,
+    )
+    from .engine import Engine
+
+    Engine(charter, rules).ruleset.new_state(Engine(charter, rules).setup)  # refuses tables it cannot use
+    from .log import atomic_write
+
+    atomic_write(out_path, charter.text.encode())
+    out().print(f"[ok]Wrote[/ok] {out_path}: game [bold]{game_id}[/bold], {rules.id} {rules.version}, "
+                f"scenario {scenario}, dice {dice}")
+    if dice == "open":
+        out().print("[warn]Dice are open: no witnesses, so a mover can retry salts until he likes his dice.[/warn]")
+    for member in charter.players:
+        out().print(f"  {member.id:12} {member.role:8} {','.join(member.sides) or '-':12} "
+                    f"{member.pubkey.fingerprint()}")
+    out().print(f"charter digest {charter.digest}")
+
+
+def _toml_value(text: str):
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+@app.command("join")
+def join_cmd(
+    charter: Path = typer.Argument(..., help="The game.toml the host mailed you."),
+    directory: Path = typer.Option(Path("."), "--dir", "-d", help="Your game directory (made if missing)."),
+    as_player: Optional[str] = typer.Option(None, "--as", help="Your player id (default: found by your key)."),
+    key: Optional[Path] = KeyOpt,
+    agent: Optional[Path] = AgentOpt,
+) -> None:
+    """Join a game: check the charter, derive your dice seeds from your key, sign your join.
+
+    Compare the fingerprints it prints with the other players before you mail outbox/join-*.toml to
+    all of them; 'pbem apply' their joins. The game starts when every participant has joined.
+    """
+    from .game import join
+    from .charter import Charter
+
+    signer = _signer(key, agent)
+    game, message = join(charter, directory, signer, as_player=as_player,
+                         key_path=str(Path(key).resolve()) if key else "",
+                         agent_path=str(Path(agent).resolve()) if agent else "")
+    parsed = Charter.parse(Path(charter).read_text())
+    out().print(f"Game [bold]{parsed.game}[/bold] ({parsed.ruleset} {parsed.version}); check these fingerprints:")
+    for member in parsed.players:
+        out().print(f"  {member.id:12} {member.role:8} {member.pubkey.fingerprint()}")
+    if message is None:
+        out().print("You observe this game: apply the others' messages to follow it.")
+        return
+    out().print(f"[ok]Joined as[/ok] [player]{message.player}[/player]. Mail "
+                f"{game.dir.outbox_path(message)} to every other player.")
+
+
+# ------------------------------------------------------------------------------------- moves
+
+def _parse_order(text: str) -> dict:
+    words = shlex.split(text)
+    if not words:
+        raise UsageError("empty order", field="ORDER")
+    order = {"kind": words[0]}
+    for word in words[1:]:
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise UsageError(f"expected key=value in order {text!r}, got {word!r}", field="ORDER")
+        order[key] = _toml_value(value)
+    return order
+
+
+def _orders_from_file(path: Path) -> list[dict]:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read orders from {path}: {exc}", field="--file") from None
+    orders = data.get("orders")
+    if not isinstance(orders, list):
+        raise UsageError(f"{path} has no [[orders]] tables", field="--file")
+    return orders
+
+
+def _edit_orders(game, player: str) -> list[dict]:
+    engine, _ = game.current()
+    hints = game.ruleset.legal(engine.state, player)
+    template = ["# Write your orders as [[orders]] tables; lines starting with # are ignored.", "#"]
+    for hint in hints:
+        template.append(f"# {hint.kind:8} {hint.fields:40} {hint.help} ({hint.rule})")
+    template.append("")
+    text = typer.edit("\n".join(template) + "\n", extension=".toml")
+    if text is None:
+        raise UsageError("editor closed without saving; nothing signed", field="--edit")
+    try:
+        orders = tomllib.loads(text).get("orders", [])
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"the orders you wrote are not TOML: {exc}", field="--edit") from None
+    return orders
+
+
+@app.command("move")
+def move(
+    orders: List[str] = typer.Argument(None, help="Orders as 'KIND key=value …', e.g. "
+                                       "'roll dice=2d6+1 purpose=\"attack on Verdun\" table=crt'."),
+    file: Optional[Path] = typer.Option(None, "--file", "-f", help="Read [[orders]] tables from a TOML file."),
+    edit: bool = typer.Option(False, "--edit", "-e", help="Write the orders in $EDITOR from a template."),
+    game_dir: Path = GameOpt,
+    key: Optional[Path] = KeyOpt,
+    agent: Optional[Path] = AgentOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Sign your next move from the local head and put it in outbox/ to mail to the others.
+
+    The move is checked against the rules first: an illegal order is refused with its rule number and
+    nothing is written. Run with no orders to sign an entry that only uses reveals (a closing entry).
+    """
+    game = _game(game_dir)
+    player = _me(game)
+    parsed = [_parse_order(o) for o in orders or []]
+    if file:
+        parsed.extend(_orders_from_file(file))
+    if edit:
+        parsed.extend(_edit_orders(game, player))
+    message, report = game.move(player, parsed, _signer(key, agent, game))
+    path = game.dir.outbox_path(message)
+    if as_json:
+        emit_json({"id": message.id, "seq": message.seq, "outbox": str(path), "orders": parsed})
+        return
+    from . import report as reports
+
+    out().print(reports.outcome_lines(report, game.ruleset.summary))
+    out().print(f"Mail [bold]{path}[/bold] to the other players (and the reveals it uses, if you hold them).")
+
+
+def _read_inputs(files: list[str]) -> list:
+    from . import mail
+    from .game import read_messages
+
+    messages = []
+    for name in files:
+        if name == "-":
+            raw = sys.stdin.buffer.read()
+            source = "stdin"
+        else:
+            try:
+                raw = Path(name).read_bytes()
+            except OSError as exc:
+                raise UsageError(f"cannot read {name}: {exc.strerror}", field="FILE") from None
+            source = name
+        if mail.looks_like_mail(raw):
+            texts = mail.texts(raw)
+        else:
+            try:
+                texts = [raw.decode("utf-8")]
+            except UnicodeDecodeError:
+                raise UsageError(f"{source} is not UTF-8 text", field="FILE") from None
+        found = {}
+        for text in texts:
+            if "pbem = 1" in text:
+                for message in read_messages(text, source):
+                    found.setdefault(message.id, message)
+        if not found:
+            raise UsageError(f"no pbem message found in {source}", field="FILE")
+        messages.extend(found.values())
+    return messages
+
+
+@app.command("apply")
+def apply(
+    files: List[str] = typer.Argument(None, help="Message files, saved mails (.eml) or - for stdin."),
+    reveal: bool = typer.Option(False, "--reveal", help="If you are a witness of the new roll point, sign your "
+                                "reveal now and put it in outbox/."),
+    not_revealed_elsewhere: bool = typer.Option(False, "--not-revealed-elsewhere", help="On a machine with no "
+                                                "reveal record: you confirm you never revealed for this seq."),
+    game_dir: Path = GameOpt,
+    key: Optional[Path] = KeyOpt,
+    agent: Optional[Path] = AgentOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Verify incoming messages, store them and adjudicate; answer with a reveal when you witness.
+
+    Each message is a duplicate (already here), held (its predecessor has not arrived: kept in held/,
+    exit 5), a fork (exit 4, the game stops) or applied. Nothing is written unless all of it checks.
+    """
+    game = _game(game_dir)
+    from .game import ApplyReport
+
+    report = game.accept(_read_inputs(files)) if files else ApplyReport()
+    me = game.identity.player if game.identity else None
+    owed = game.owed_reveal(me) if me else None
+    revealed = None
+    if owed is not None and (reveal or (sys.stdin.isatty() and not as_json and files and
+                                        typer.confirm(f"You witness the roll of seq {owed.seq}. Reveal now?",
+                                                      default=True))):
+        revealed, reveal_report = game.reveal(me, lambda: _signer(key, agent, game),
+                                              fresh_machine_ok=not_revealed_elsewhere)
+        report.rolls.extend(reveal_report.rolls)
+    elif reveal and not files:
+        raise UsageError(f"{me} owes no reveal now", player=me, field="--reveal")
+    if as_json:
+        emit_json({
+            "outcomes": [{"id": o.message.id, "type": o.message.type, "player": o.message.player,
+                          "seq": o.message.seq, "status": o.status, "detail": o.detail} for o in report.outcomes],
+            "rolls": [{"seq": r.seq, "draws": [d.to_dict() for d in r.draws]} for r in report.rolls],
+            "reveal": str(game.dir.outbox_path(revealed)) if revealed else None,
+            "owed_reveal": owed.seq if owed and not revealed else None,
+        })
+    else:
+        from . import report as reports
+
+        out().print(reports.outcome_lines(report, game.ruleset.summary))
+        if revealed is not None:
+            out().print(f"[ok]Revealed[/ok] for seq {revealed.seq}: mail [bold]{game.dir.outbox_path(revealed)}"
+                        "[/bold] to every player, yourself included.")
+        elif owed is not None:
+            out().print(f"[warn]You witness the roll of seq {owed.seq}:[/warn] run 'pbem apply --reveal' to reveal.")
+    if report.held:
+        raise typer.Exit(5)
+
+
+@app.command("resign")
+def resign(
+    reason: str = typer.Option("", "--reason", help="Why, for the record."),
+    game_dir: Path = GameOpt,
+    key: Optional[Path] = KeyOpt,
+    agent: Optional[Path] = AgentOpt,
+) -> None:
+    """Resign: sign a resign message; it takes effect in the next entry that uses it."""
+    game = _game(game_dir)
+    player = _me(game)
+    message, _ = game.resign(player, _signer(key, agent, game), reason)
+    out().print(f"Resigned. Mail [bold]{game.dir.outbox_path(message)}[/bold] to every player.")
+
+
+# ------------------------------------------------------------------------------------- inspection
+
+@app.command("status")
+def status_cmd(game_dir: Path = GameOpt, as_json: bool = JsonOpt) -> None:
+    """Whose step it is, who owes a reveal for which entry since when, against the deadlines."""
+    from .game import status
+
+    data = status(_game(game_dir))
+    if as_json:
+        emit_json(data)
+        return
+    from . import report as reports
+
+    out().print(reports.status_view(data))
+
+
+@app.command("show")
+def show(
+    view: Optional[str] = typer.Argument(None, help="Which view (default: the ruleset's first). "
+                                         "'pbem show list' names them."),
+    game_dir: Path = GameOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Inspect the game as it stands, with the latest roll resolved once all witnesses revealed."""
+    game = _game(game_dir)
+    engine, _ = game.current()
+    if not engine.started:
+        raise UsageError(f"the game has not started: waiting for joins from {', '.join(engine.missing_joins())}")
+    views = game.ruleset.views(engine.state)
+    if as_json:
+        emit_json(game.ruleset.dump(engine.state))
+        return
+    if view == "list":
+        out().print("views: " + ", ".join(views))
+        return
+    name = view or next(iter(views))
+    if name not in views:
+        raise UsageError(f"no view {name!r}; {game.ruleset.id} has: {', '.join(views)}", field="VIEW")
+    out().print(views[name]())
+
+
+def _progress(label: str):
+    """A rich progress bar on a terminal for long replays, else nothing."""
+    console = out()
+    if not console.is_terminal:
+        return None, None
+    from rich.progress import Progress
+
+    bar = Progress(console=console, transient=True)
+    task = bar.add_task(label, total=None)
+
+    def advance(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return bar, advance
+
+
+@app.command("log")
+def log_cmd(game_dir: Path = GameOpt, as_json: bool = JsonOpt) -> None:
+    """Every entry: who, when, the orders, and the dice drawn at its roll point."""
+    from .game import log_entries
+
+    game = _game(game_dir)
+    bar, advance = _progress("Replaying")
+    if bar:
+        with bar:
+            rows = log_entries(game, advance)
+    else:
+        rows = log_entries(game)
+    if as_json:
+        emit_json(rows)
+        return
+    from . import report as reports
+
+    out().print(reports.log_view(rows))
+
+
+@app.command("verify")
+def verify(
+    roll: Optional[int] = typer.Option(None, "--roll", help="Explain the roll point of entry N step by step."),
+    game_dir: Path = GameOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Re-check the whole game from the charter and public keys alone, trusting no cache.
+
+    Every signature, link, reveal, order and state hash is checked; exit 4 names the first defect.
+    """
+    from .errors import ChainBroken
+    from .game import explain_roll
+
+    game = _game(game_dir)
+    bar, advance = _progress("Verifying")
+    try:
+        if bar:
+            with bar:
+                engine = game.replay(keep_rolls=True, progress=advance)
+        else:
+            engine = game.replay(keep_rolls=True)
+        pending = game.reveals_at(engine)
+        for reveal in pending.values():
+            engine.clone().check_reveal(reveal)
+    except ChainBroken:
+        raise
+    except PbemError as exc:
+        raise ChainBroken(f"{exc.message} [{type(exc).__name__}]", entry=exc.entry, seq=exc.seq,
+                          player=exc.player, field=exc.field, rule=exc.rule, kind=exc.kind) from None
+    rolls = {r.seq: r for r in engine.rolls}
+    if roll is not None:
+        current, record = game.current()
+        if record is not None:
+            rolls[record.seq] = record
+        if roll not in rolls:
+            raise UsageError(f"entry {roll} opened no roll point that has been resolved", field="--roll")
+        explained = explain_roll(rolls[roll], game.charter)
+        if as_json:
+            emit_json(explained)
+            return
+        from . import report as reports
+
+        out().print(reports.roll_view(explained))
+        return
+    summary = {"ok": True, "game": game.charter.game, "entries": engine.head_seq, "head": engine.head_id,
+               "rolls": len(rolls), "joins": len(engine.joins)}
+    if as_json:
+        emit_json(summary)
+        return
+    out().print(f"[ok]Verified[/ok] {game.charter.game}: {engine.head_seq} entries, {len(engine.joins)} joins, "
+                f"{len(rolls)} roll points; every signature, link, reveal, order and state hash checks. "
+                f"Head {engine.head_id}")
+
+
+@app.command("report")
+def report_cmd(
+    html: Optional[Path] = typer.Option(None, "--html", help="Write an HTML report here."),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Write an SVG report here."),
+    text: Optional[Path] = typer.Option(None, "--text", help="Write a plain text report here."),
+    game_dir: Path = GameOpt,
+) -> None:
+    """Write status, the game view and the log to a file for mailing."""
+    from . import report as reports
+    from .game import log_entries, status
+
+    if not (html or svg or text):
+        raise UsageError("choose --html FILE, --svg FILE or --text FILE", field="--html")
+    game = _game(game_dir)
+    engine, _ = game.current()
+    parts = [reports.status_view(status(game))]
+    if engine.started:
+        views = game.ruleset.views(engine.state)
+        parts.append(next(iter(views.values()))())
+    parts.append(reports.log_view(log_entries(game)))
+    from .log import atomic_write
+
+    for fmt, path in (("html", html), ("svg", svg), ("text", text)):
+        if path:
+            atomic_write(Path(path), reports.export(parts, fmt).encode())
+            out().print(f"[ok]Wrote[/ok] {path}")
+
+
+@app.command("rules")
+def rules_cmd(game: Optional[str] = typer.Argument(None, help="A ruleset id, e.g. freeform."),
+              as_json: bool = JsonOpt) -> None:
+    """List the installed rulesets, or one ruleset's scenarios, options and orders."""
+    from . import ruleset as rulesets
+
+    if game is None:
+        data = {name: {"title": rulesets.load(name).title, "version": rulesets.load(name).version}
+                for name in sorted(rulesets.available())}
+        if as_json:
+            emit_json(data)
+            return
+        for name, info in data.items():
+            out().print(f"[bold]{name}[/bold] {info['version']}: {info['title']}")
+        return
+    rules = rulesets.load(game)
+    data = {
+        "id": rules.id, "version": rules.version, "title": rules.title, "scenarios": rules.scenarios(),
+        "options": {k: {"default": o.default, "rule": o.rule, "help": o.help} for k, o in rules.options.items()},
+    }
+    if as_json:
+        emit_json(data)
+        return
+    out().print(f"[bold]{rules.id}[/bold] {rules.version}: {rules.title}")
+    for name, title in data["scenarios"].items():
+        out().print(f"  scenario [bold]{name}[/bold]: {title}")
+    for name, option in data["options"].items():
+        out().print(f"  option {name} (default {option['default']}, rule {option['rule']}): {option['help']}")
+    if not data["options"]:
+        out().print("  no optional rules")
+
+
+@app.command("demo")
+def demo(
+    game: str = typer.Argument("freeform", help="Which demo to play."),
+    keep: Optional[Path] = typer.Option(None, "--keep", help="Keep the players' directories here."),
+) -> None:
+    """Play a scripted game between three players in separate directories, verify it, show the report."""
+    from . import demo as demos
+
+    for item in demos.run(game, keep):
+        out().print(item)
+
+
+def main() -> None:
+    try:
+        code = app(standalone_mode=False)
+    except PbemError as exc:
+        from rich.text import Text
+
+        from . import console
+
+        console.stderr().print(Text.assemble(("error: ", "bad"), str(exc)))
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("aborted\n")
+        sys.exit(2)
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(2)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""The two rich consoles: data and reports on stdout, errors on stderr."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+THEME = {
+    "ok": "green",
+    "warn": "yellow",
+    "bad": "bold red",
+    "id": "cyan",
+    "player": "bold magenta",
+    "rule": "blue",
+    "dim": "dim",
+}
+
+
+@lru_cache(maxsize=None)
+def stdout():
+    from rich.console import Console
+    from rich.theme import Theme
+
+    return Console(theme=Theme(THEME), highlight=False)
+
+
+@lru_cache(maxsize=None)
+def stderr():
+    from rich.console import Console
+    from rich.theme import Theme
+
+    return Console(theme=Theme(THEME), stderr=True, highlight=False, soft_wrap=True)

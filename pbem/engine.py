@@ -1,0 +1,390 @@
+"""Replay: a fold of joins and chain entries over a ruleset (PROTOCOL.md §4-§6).
+
+The engine is pure: it holds the replay's working state and checks each message against it. It
+reads nothing from disk; callers hand it messages and a way to look up the side messages an entry
+uses. The same code adjudicates a new move, replays a cached game and verifies a disputed log.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from . import chain, ruleset as rules
+from .charter import Charter
+from .dice import Dice, Draw, Stream
+from .errors import BadSignature, ChainBroken, Held, IllegalOrder, UnreadableInput, UsageError
+from .message import Message
+
+SIDE_RANK = {"reveal": 0, "seal": 1, "unseal": 2, "resign": 3}  # §5: order within one signer
+
+
+def canonical_json(data) -> bytes:
+    """§8: keys sorted, no insignificant white space, UTF-8, integers only."""
+
+    def check(value):
+        if isinstance(value, float):
+            raise TypeError("a state dump holds no floats (PROTOCOL §8)")
+        if isinstance(value, dict):
+            for item in value.values():
+                check(item)
+        elif isinstance(value, list):
+            for item in value:
+                check(item)
+
+    check(data)
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def state_hash(dump: dict) -> str:
+    return chain.sha256(canonical_json(dump)).hex()
+
+
+@dataclass
+class RollPoint:
+    """A roll point bound to entry (seq, id) whose witnesses have not all revealed (§5)."""
+
+    seq: int
+    entry: str
+    author: str
+    witnesses: list[str]
+    opened: str  # the entry's signed time, for deadlines
+
+
+@dataclass
+class RollRecord:
+    """Everything needed to explain one roll point (verify --roll)."""
+
+    seq: int
+    entry: str
+    policy: str
+    witnesses: list[str]
+    values: list[str]
+    seed: str
+    draws: list[Draw] = field(default_factory=list)
+
+
+class Engine:
+    def __init__(self, charter: Charter, ruleset) -> None:
+        self.charter = charter
+        self.ruleset = ruleset
+        self.setup = rules.Setup(
+            scenario=charter.scenario,
+            roster=tuple(rules.Seat(m.id, m.sides, m.role) for m in charter.players),
+            options=dict(charter.options),
+            tables=dict(charter.tables),
+        )
+        self.joins: dict[str, dict] = {}  # player -> {id, anchor, hcommit}
+        self.genesis: str | None = None
+        self.state = None
+        self.head_seq = 0
+        self.head_id: str | None = None
+        self.head_time: str | None = None
+        self.head_player: str | None = None
+        self.roll: RollPoint | None = None
+        self.reveal_chain: dict[str, tuple[int, str]] = {}  # witness -> last verified (seq, value)
+        self.resigned: list[str] = []
+        self.rolls: list[RollRecord] = []  # roll records, kept only when keep_rolls is set
+        self.keep_rolls = False
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    @property
+    def started(self) -> bool:
+        return self.state is not None
+
+    def missing_joins(self) -> list[str]:
+        return [m.id for m in self.charter.participants if m.id not in self.joins]
+
+    def pending(self):
+        return self.ruleset.pending(self.state)
+
+    def to_cache(self) -> dict:
+        return {
+            "head_seq": self.head_seq,
+            "head_id": self.head_id or "",
+            "head_time": self.head_time or "",
+            "head_player": self.head_player or "",
+            "genesis": self.genesis or "",
+            "joins": self.joins,
+            "roll": self.roll.__dict__ if self.roll else {},
+            "reveal_chain": {p: [s, v] for p, (s, v) in self.reveal_chain.items()},
+            "resigned": self.resigned,
+            "state": canonical_json(self.ruleset.dump(self.state)).decode() if self.started else "",
+        }
+
+    @classmethod
+    def from_cache(cls, charter: Charter, ruleset, data: dict) -> "Engine":
+        engine = cls(charter, ruleset)
+        engine.head_seq = data["head_seq"]
+        engine.head_id = data["head_id"] or None
+        engine.head_time = data["head_time"] or None
+        engine.head_player = data["head_player"] or None
+        engine.genesis = data["genesis"] or None
+        engine.joins = {p: dict(j) for p, j in data["joins"].items()}
+        engine.roll = RollPoint(**data["roll"]) if data["roll"] else None
+        engine.reveal_chain = {p: (s, v) for p, (s, v) in data["reveal_chain"].items()}
+        engine.resigned = list(data["resigned"])
+        if data["state"]:
+            engine.state = ruleset.load(json.loads(data["state"]), engine.setup)
+        return engine
+
+    def clone(self) -> "Engine":
+        return Engine.from_cache(self.charter, self.ruleset, json.loads(json.dumps(self.to_cache())))
+
+    def state_hash(self) -> str:
+        return state_hash(self.ruleset.dump(self.state))
+
+    # ------------------------------------------------------------------ checks shared by kinds
+
+    def _signer(self, message: Message, verify: bool = True):
+        member = self.charter.member(message.player)
+        if member is None:
+            raise BadSignature("signer is not in the charter's roster", field="player", **message.context())
+        if message.game != self.charter.game:
+            raise UsageError(
+                f"belongs to game {message.game!r}, not {self.charter.game!r}", field="game", **message.context()
+            )
+        if verify:
+            message.verify(member.pubkey.raw)
+        return member
+
+    # ------------------------------------------------------------------ joins (§4)
+
+    def accept_join(self, message: Message) -> None:
+        member = self._signer(message)
+        context = message.context()
+        if not member.participant:
+            raise IllegalOrder("observers do not join with a signed join", rule="PROTOCOL §4", **context)
+        if message.fields["charter"] != self.charter.digest:
+            raise ChainBroken(
+                f"join is for charter {message.fields['charter'][:12]}, this game's is {self.charter.digest[:12]}",
+                field="charter", **context,
+            )
+        if message.fields["chain_length"] != chain.CHAIN_LENGTH:
+            raise UnreadableInput(f"chain_length must be {chain.CHAIN_LENGTH}", field="chain_length", **context)
+        known = self.joins.get(message.player)
+        if known and known["id"] != message.id:
+            raise ChainBroken(
+                f"equivocation: two joins by {message.player} ({known['id'][:12]} and {message.id[:12]})",
+                proof=(known["id"], message.id), **context,
+            )
+        self.joins[message.player] = {
+            "id": message.id, "anchor": message.fields["anchor"], "hcommit": message.fields["hcommit"],
+        }
+        if not self.missing_joins() and not self.started:
+            self.genesis = chain.genesis([j["id"] for j in self.joins.values()]).hex()
+            self.head_id = self.genesis
+            self.state = self.ruleset.new_state(self.setup)
+
+    # ------------------------------------------------------------------ side messages (§5, §6)
+
+    def check_reveal(self, message: Message) -> None:
+        """A reveal for the open roll point: signer a witness, value on his chain (§6)."""
+        self._signer(message)
+        context = message.context()
+        seq = message.fields["seq"]
+        if seq > self.head_seq:
+            raise Held(f"reveal for seq {seq}, but this log ends at seq {self.head_seq}", **context)
+        roll = self.roll
+        if roll is None or roll.seq != seq:
+            raise IllegalOrder(f"no roll point of seq {seq} is waiting for reveals", rule="PROTOCOL §5", **context)
+        if message.fields["for"] != roll.entry:
+            raise ChainBroken(
+                f"fork: reveal names entry {message.fields['for'][:12]} at seq {seq}, "
+                f"this log holds {roll.entry[:12]}",
+                field="for", proof=(roll.entry, message.fields["for"]), **context,
+            )
+        if message.player not in roll.witnesses:
+            raise IllegalOrder(
+                f"{message.player} is not a witness of seq {seq} (witnesses: {', '.join(roll.witnesses)})",
+                rule="PROTOCOL §5", **context,
+            )
+        known_seq, known = self.reveal_chain.get(message.player, (0, self.joins[message.player]["anchor"]))
+        if not chain.reveal_checks(bytes.fromhex(message.fields["value"]), seq, bytes.fromhex(known), known_seq):
+            raise BadSignature(
+                f"revealed value does not hash forward to {message.player}'s value for seq {known_seq}",
+                field="value", **context,
+            )
+
+    def check_resign(self, message: Message, at_is_known: bool) -> None:
+        member = self._signer(message)
+        if not member.participant:
+            raise IllegalOrder("only participants can resign", rule="PROTOCOL §5", **message.context())
+        if not at_is_known:
+            raise Held(f"resign names head {message.fields['at'][:12]}, not in this log yet", **message.context())
+        if message.player in self.resigned:
+            raise IllegalOrder(f"{message.player} has already resigned", rule="PROTOCOL §5", **message.context())
+
+    # ------------------------------------------------------------------ chain entries (§4, §5)
+
+    def witnesses_for(self, author: str) -> list[str]:
+        policy = self.charter.dice
+        if policy == "open":
+            return []
+        others = [m for m in self.charter.participants if m.id != author and m.id not in self.resigned]
+        sides = set(self.charter.member(author).sides)
+        if policy == "opponents":
+            chosen = [m for m in others if not sides & set(m.sides)]
+        elif policy == "referee":
+            chosen = [m for m in others if m.role == "referee"]
+        else:
+            chosen = others
+        return [m.id for m in (chosen or others)]
+
+    def first_active(self, roles=("player",)) -> str:
+        for member in self.charter.players:
+            if member.role in roles and member.id not in self.resigned:
+                return member.id
+        return self.charter.first_player.id
+
+    def _resolve(self, seq: int, entry: str, witnesses: list[str], values: list[str]) -> RollRecord:
+        if self.charter.dice == "open":
+            seed = chain.open_seed(bytes.fromhex(self.charter.digest), bytes.fromhex(entry))
+        else:
+            seed = chain.roll_seed(
+                self.charter.game, seq, bytes.fromhex(entry), [bytes.fromhex(v) for v in values]
+            )
+        dice = Dice(Stream(seed))
+        while isinstance(self.ruleset.pending(self.state), rules.Chance):
+            self.state = self.ruleset.resolve(self.state, dice, None)
+        record = RollRecord(seq, entry, self.charter.dice, list(witnesses), list(values), seed.hex(), dice.draws)
+        if self.keep_rolls:
+            self.rolls.append(record)
+        return record
+
+    def resolve_with(self, reveals: dict[str, Message]) -> RollRecord | None:
+        """Resolve the open roll point if every witness's reveal is at hand (for views and moves)."""
+        roll = self.roll
+        if roll is None or any(w not in reveals for w in roll.witnesses):
+            return None
+        record = self._resolve(roll.seq, roll.entry, roll.witnesses,
+                               [reveals[w].fields["value"] for w in roll.witnesses])
+        for witness in roll.witnesses:
+            self.reveal_chain[witness] = (roll.seq, reveals[witness].fields["value"])
+        self.roll = None
+        return record
+
+    def apply_entry(self, message: Message, fetch, *, check_state: bool = True,
+                    check_signature: bool = True) -> tuple[str, list[RollRecord]]:
+        """Check and apply one chain entry. `fetch(id)` returns a stored side message or None.
+
+        Returns the state hash this engine computed and the roll points resolved on the way.
+        """
+        context = message.context()
+        if not self.started:
+            raise Held(f"the game has not started: waiting for joins from {', '.join(self.missing_joins())}",
+                       **context)
+        member = self._signer(message, check_signature)
+        seq = message.fields["seq"]
+        if seq != self.head_seq + 1:
+            if seq > self.head_seq + 1:
+                raise Held(f"this log ends at seq {self.head_seq}; seq {self.head_seq + 1} is missing", **context)
+            raise ChainBroken(f"seq {seq} is already taken in this log", field="seq", **context)
+        if message.fields["prev"] != self.head_id:
+            raise ChainBroken(
+                f"broken link: prev is {message.fields['prev'][:12]}, the entry before is {self.head_id[:12]}",
+                field="prev", **context,
+            )
+        if not member.participant:
+            raise IllegalOrder("observers sign no entries", rule="PROTOCOL §4", field="player", **context)
+
+        used = []
+        for used_id in message.uses:
+            side = fetch(used_id)
+            if side is None:
+                raise Held(f"uses {used_id[:12]}, which has not arrived", field="uses", **context)
+            used.append(side)
+        if [u.id for u in used] != [u.id for u in sorted(used, key=self._use_order)]:
+            raise UnreadableInput("uses must be in roster order, then reveal, seal, unseal, resign",
+                                  field="uses", **context)
+        rolls: list[RollRecord] = []
+        reveals = {u.player: u for u in used if u.type == "reveal"}
+        resigns = [u for u in used if u.type == "resign"]
+        if len(reveals) + len(resigns) != len(used):
+            other = next(u for u in used if u.type not in ("reveal", "resign"))
+            raise IllegalOrder(f"cannot use a {other.type} message here", rule="PROTOCOL §5", field="uses", **context)
+        consumed_roll = self.roll is not None
+        if self.roll is not None:
+            missing = [w for w in self.roll.witnesses if w not in reveals]
+            if missing:
+                raise IllegalOrder(
+                    f"uses lacks the reveal of {', '.join(missing)} for seq {self.roll.seq}",
+                    rule="PROTOCOL §5", field="uses", **context,
+                )
+            for reveal in reveals.values():
+                self.check_reveal(reveal)
+            rolls.append(self.resolve_with(reveals))
+        elif reveals:
+            raise IllegalOrder("uses a reveal, but no roll point is open", rule="PROTOCOL §5", field="uses", **context)
+
+        before = self.pending()
+        for resign in resigns:
+            self.check_resign(resign, True)
+            self.resigned.append(resign.player)
+            self.state = self.ruleset.resign(self.state, resign.player)
+        pending = self.pending()
+
+        orders = message.orders
+        only_uses = False
+        if self.head_seq == 0 and isinstance(pending, rules.Chance):
+            expected = [self.first_active()]  # §5 game start: seq 1 binds the first roll point
+            only_uses = True
+        elif isinstance(before, rules.Decision) and any(r.player in before.players for r in resigns):
+            expected = [self.first_active(("player", "referee"))]
+            only_uses = True
+        elif isinstance(pending, rules.Over):
+            if not consumed_roll:
+                raise IllegalOrder(f"the game is over ({pending.result})", rule="PROTOCOL §5", **context)
+            expected = [self.first_active()]  # §5: the closing entry fixes the result
+            only_uses = True
+        elif isinstance(pending, rules.Decision):
+            if len(pending.players) > 1:
+                raise IllegalOrder("a simultaneous decision needs seal and unseal messages", rule="PROTOCOL §5",
+                                   **context)
+            expected = list(pending.players)
+        else:
+            raise IllegalOrder("dice must be drawn before anyone can decide", rule="PROTOCOL §5", **context)
+        if message.player not in expected:
+            raise IllegalOrder(f"out of turn: the next entry is {' or '.join(expected)}'s",
+                               rule="PROTOCOL §5", field="player", **context)
+        if only_uses and orders:
+            raise IllegalOrder("this entry may carry only uses", rule="PROTOCOL §5", field="orders", **context)
+        binder = self.head_seq == 0 and isinstance(pending, rules.Chance)
+        if not orders and not used and "private" not in message.fields and not binder:
+            raise IllegalOrder("the entry has nothing to apply", rule="PROTOCOL §5", **context)
+
+        for index, order in enumerate(orders, 1):
+            step = self.pending()
+            if not (isinstance(step, rules.Decision) and message.player in step.players):
+                raise IllegalOrder(
+                    f"order {index} follows a roll or another player's choice it cannot yet know",
+                    rule="PROTOCOL §5", field=f"orders[{index}]", **context,
+                )
+            try:
+                self.state = self.ruleset.apply(self.state, message.player, order)
+            except IllegalOrder as exc:
+                exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
+                raise exc.locate(**context)
+
+        computed = self.state_hash()
+        if check_state and computed != message.fields["state"]:
+            raise ChainBroken(
+                f"state hash mismatch: the entry says {message.fields['state'][:12]}, "
+                f"this replay computes {computed[:12]}",
+                field="state", **context,
+            )
+        self.head_seq = seq
+        self.head_id = message.id
+        self.head_time = message.fields["time"].strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.head_player = message.player
+        if isinstance(self.pending(), rules.Chance):
+            witnesses = self.witnesses_for(message.player)
+            if witnesses:
+                self.roll = RollPoint(seq, message.id, message.player, witnesses, self.head_time)
+            else:
+                rolls.append(self._resolve(seq, message.id, [], []))
+        return computed, rolls
+
+    def _use_order(self, side: Message):
+        return (self.charter.position(side.player), SIDE_RANK.get(side.type, 9))

@@ -1,0 +1,650 @@
+"""A player's game: the directory, the engine and the local identity together.
+
+This is what the commands call: join, accept incoming messages, draft and sign a move, reveal,
+resign, replay and verify. Everything is checked on a copy of the replay first; disk is written
+only when the whole batch is good, entry files last, so an error leaves the log as it was.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import tomli_w
+
+from . import chain, ruleset as rulesets
+from .charter import Charter
+from .engine import Engine, RollPoint, RollRecord
+from .errors import ChainBroken, Held, PbemError, UnreadableInput, UsageError
+from .keys import FileSigner, Signer, app_dir
+from .log import GameDir, atomic_write
+from .message import Message, emit_body, parse_fields, sign
+
+CACHE = "state.toml"
+IDENTITY = "me.toml"
+
+
+@dataclass
+class Identity:
+    """me.toml: who this player is in this directory and which key signs for him."""
+
+    player: str
+    key: str = ""  # path of an OpenSSH private key
+    agent: str = ""  # path of a public key whose private half is in ssh-agent
+
+    def save(self, game_dir: GameDir) -> None:
+        data = {"player": self.player}
+        if self.key:
+            data["key"] = self.key
+        if self.agent:
+            data["agent"] = self.agent
+        atomic_write(game_dir.root / IDENTITY, tomli_w.dumps(data).encode())
+
+    @classmethod
+    def load(cls, game_dir: GameDir) -> "Identity | None":
+        path = game_dir.root / IDENTITY
+        if not path.exists():
+            return None
+        data = tomllib.loads(path.read_text())
+        return cls(data["player"], data.get("key", ""), data.get("agent", ""))
+
+
+class SeedStore:
+    """Derived seeds and the one-reveal-per-seq record, in the user's app dir, mode 0600 (§6)."""
+
+    def __init__(self, charter: Charter, player: str, home: Path | None = None) -> None:
+        self.folder = (home or app_dir()) / "games" / f"{charter.game}-{charter.digest[:16]}-{player}"
+        self.charter = charter
+
+    @property
+    def seeds_path(self) -> Path:
+        return self.folder / "seeds.toml"
+
+    @property
+    def record_path(self) -> Path:
+        return self.folder / "reveals.toml"
+
+    def derive(self, signer: Signer) -> dict[str, bytes]:
+        """Each seed is derived twice and compared: a non-deterministic signer is refused (§6)."""
+        seeds = {}
+        for kind, namespace in chain.SEED_NAMESPACES.items():
+            text = chain.seed_text(kind, self.charter.digest)
+            first = chain.sha256(signer.sign(text, namespace))
+            second = chain.sha256(signer.sign(text, namespace))
+            if first != second:
+                raise UsageError("this key's signatures are not deterministic; pbem cannot derive seeds from it",
+                                 field="--key")
+            seeds[kind] = first
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write(self.seeds_path, tomli_w.dumps({k: v.hex() for k, v in seeds.items()}).encode(), 0o600)
+        return seeds
+
+    def load(self) -> dict[str, bytes] | None:
+        if not self.seeds_path.exists():
+            return None
+        return {k: bytes.fromhex(v) for k, v in tomllib.loads(self.seeds_path.read_text()).items()}
+
+    def seeds(self, signer_factory: Callable[[], Signer]) -> dict[str, bytes]:
+        return self.load() or self.derive(signer_factory())
+
+    def record(self) -> list[dict] | None:
+        if not self.record_path.exists():
+            return None
+        return tomllib.loads(self.record_path.read_text()).get("revealed", [])
+
+    def start_record(self) -> None:
+        if not self.record_path.exists():
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            atomic_write(self.record_path, tomli_w.dumps({"revealed": []}).encode(), 0o600)
+
+    def add_to_record(self, seq: int, entry: str) -> None:
+        revealed = self.record() or []
+        revealed.append({"seq": seq, "entry": entry})
+        atomic_write(self.record_path, tomli_w.dumps({"revealed": revealed}).encode(), 0o600)
+
+
+@dataclass
+class Outcome:
+    message: Message
+    status: str  # applied, duplicate, held
+    detail: str = ""
+
+
+@dataclass
+class ApplyReport:
+    outcomes: list[Outcome] = field(default_factory=list)
+    rolls: list[RollRecord] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # held messages found invalid and removed
+
+    @property
+    def held(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status == "held"]
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+
+
+class Game:
+    def __init__(self, root: Path | str = ".", *, home: Path | None = None) -> None:
+        self.dir = GameDir(Path(root))
+        self.dir.require()
+        self.home = home
+        text = self.dir.charter_path.read_text()
+        self.charter = Charter.parse(text, str(self.dir.charter_path))
+        self.ruleset = rulesets.load(self.charter.ruleset, self.charter.version)
+        self._resigns: dict[str, Message] | None = None
+
+    @property
+    def identity(self) -> Identity | None:
+        return Identity.load(self.dir)
+
+    def seed_store(self, player: str) -> SeedStore:
+        return SeedStore(self.charter, player, self.home)
+
+    # ----------------------------------------------------------------- replay
+
+    def _side(self, path: Path) -> Message | None:
+        return self.dir.read_message(path)
+
+    def _resign_messages(self) -> dict[str, Message]:
+        if self._resigns is None:
+            self._resigns = {m.id: m for m in self.dir.side_messages("resign-")}
+        return self._resigns
+
+    def fetcher(self, seq: int, staged: dict[str, Message] | None = None):
+        """Look up a side message an entry after `seq` may use: reveals for seq, resigns."""
+
+        def fetch(message_id: str) -> Message | None:
+            if staged and message_id in staged:
+                return staged[message_id]
+            for member in self.charter.participants:
+                reveal = self._side(self.dir.reveal_path(member.id, seq))
+                if reveal is not None and reveal.id == message_id:
+                    return reveal
+            return self._resign_messages().get(message_id)
+
+        return fetch
+
+    def replay(self, *, keep_rolls: bool = False, progress: Callable[[int, int], None] | None = None) -> Engine:
+        """From the charter, trusting nothing cached; every signature, link, reveal and hash."""
+        engine = Engine(self.charter, self.ruleset)
+        engine.keep_rolls = keep_rolls
+        joins = self.dir.side_messages("join-")
+        for join in sorted(joins, key=lambda m: self.charter.position(m.player)):
+            engine.accept_join(join)
+        last = self.dir.last_seq()
+        for seq in range(1, last + 1):
+            entry = self.dir.entry(seq)
+            if entry is None:
+                raise ChainBroken(f"entry seq {seq} is missing from the log", seq=seq, kind="log")
+            if entry.fields.get("seq") != seq:
+                raise ChainBroken(f"file for seq {seq} holds seq {entry.seq}", seq=seq, kind="log",
+                                  entry=entry.id, player=entry.player, field="seq")
+            try:
+                engine.apply_entry(entry, self.fetcher(seq - 1))
+            except Held as exc:
+                raise ChainBroken(f"stored log is incomplete: {exc.message}", entry=exc.entry, seq=exc.seq,
+                                  player=exc.player, field=exc.field, kind=exc.kind) from None
+            if progress:
+                progress(seq, last)
+        return engine
+
+    def engine(self) -> Engine:
+        """The replay at the head: from state.toml when it matches the log, else replayed and cached."""
+        cached = self._load_cache()
+        if cached is not None:
+            return cached
+        engine = self.replay()
+        self._save_cache(engine)
+        return engine
+
+    def _load_cache(self) -> Engine | None:
+        path = self.dir.root / CACHE
+        if not path.exists():
+            return None
+        try:
+            data = tomllib.loads(path.read_text())
+            seq = data["head_seq"]
+            if seq < 1 or self.dir.entry_path(seq + 1).exists():
+                return None
+            head = self.dir.entry(seq)
+            if head is None or head.id != data["head_id"] or data["state_hash"] != head.fields["state"]:
+                return None
+            engine = Engine.from_cache(self.charter, self.ruleset, data)
+            if engine.state_hash() != head.fields["state"]:
+                return None
+            return engine
+        except (PbemError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError):
+            return None
+
+    def _save_cache(self, engine: Engine) -> None:
+        if engine.head_seq < 1:
+            return
+        data = engine.to_cache()
+        data["state_hash"] = engine.state_hash()
+        atomic_write(self.dir.root / CACHE, tomli_w.dumps(data).encode())
+
+    def reveals_at(self, engine: Engine) -> dict[str, Message]:
+        if engine.roll is None:
+            return {}
+        found = {}
+        for witness in engine.roll.witnesses:
+            message = self._side(self.dir.reveal_path(witness, engine.roll.seq))
+            if message is not None:
+                found[witness] = message
+        return found
+
+    def current(self) -> tuple[Engine, RollRecord | None]:
+        """The game as players see it now: the head, with the open roll resolved if all revealed."""
+        engine = self.engine().clone()
+        record = engine.resolve_with(self.reveals_at(engine))
+        return engine, record
+
+    # ----------------------------------------------------------------- accepting messages
+
+    def accept(self, incoming: list[Message]) -> ApplyReport:
+        """Classify and apply messages (§4): duplicate, held, fork, or applied. All or nothing."""
+        with self.dir.lock():
+            return self._accept_locked(incoming)
+
+    def _accept_locked(self, incoming: list[Message]) -> ApplyReport:
+        forks = self.dir.forks()
+        if forks:
+            raise ChainBroken(
+                f"the game is stopped: proof of equivocation is in {forks[0].parent} "
+                "(the players settle it between themselves)", kind="game",
+            )
+        base = self.engine()
+        work = base.clone()
+        staged: dict[Path, Message] = {}  # path -> message, in the order to write
+        staged_by_id: dict[str, Message] = {}
+        report = ApplyReport()
+        incoming_ids = {m.id for m in incoming}
+        held_files = {m.id: path for path, m in self.dir.held() if m.id not in incoming_ids}
+        queue = list(incoming) + [self.dir.read_message(p) for p in held_files.values()]
+        status: dict[str, Outcome] = {}
+        progressed = True
+        while progressed:
+            progressed = False
+            for message in sorted(queue, key=_queue_order):
+                if message.id in status and status[message.id].status != "held":
+                    continue
+                try:
+                    result, rolls = self._accept_one(work, message, staged, staged_by_id)
+                except Held as exc:
+                    status[message.id] = Outcome(message, "held", str(exc))
+                    continue
+                except PbemError as exc:
+                    if message.id in held_files:  # an old held message that can never apply
+                        status[message.id] = Outcome(message, "dropped", str(exc))
+                        continue
+                    if isinstance(exc, ChainBroken) and exc.proof:
+                        self._keep_proof(message, exc, staged_by_id)
+                    raise
+                status[message.id] = Outcome(message, result)
+                report.rolls.extend(rolls)
+                progressed = True
+        # Commit: side messages, then entries in seq order (each entry file is a commit point).
+        for path, message in staged.items():
+            atomic_write(path, message.stored())
+        for message_id, path in held_files.items():
+            outcome = status.get(message_id)
+            if outcome and outcome.status in ("applied", "duplicate", "dropped"):
+                path.unlink(missing_ok=True)
+                if outcome.status == "dropped":
+                    report.dropped.append(outcome.detail)
+        for message in incoming:
+            outcome = status[message.id]
+            if outcome.status == "held":
+                atomic_write(self.dir.held_path(message), message.stored())
+            report.outcomes.append(outcome)
+        if work.head_seq != base.head_seq:
+            self._save_cache(work)
+        return report
+
+    def _keep_proof(self, message: Message, error: ChainBroken, staged: dict[str, Message]) -> None:
+        atomic_write(self.dir.fork_path(message), message.stored())
+        for other_id in error.proof:
+            if other_id == message.id:
+                continue
+            other = staged.get(other_id) or self._find_stored(other_id, message)
+            if other is not None:
+                atomic_write(self.dir.fork_path(other), other.stored())
+
+    def _find_stored(self, message_id: str, near: Message) -> Message | None:
+        candidates = []
+        seq = near.fields.get("seq")
+        if isinstance(seq, int):
+            candidates.append(self.dir.entry_path(seq))
+            candidates.append(self.dir.reveal_path(near.player, seq))
+        candidates.append(self.dir.side_path(near))
+        for path in candidates:
+            stored = self.dir.read_message(path)
+            if stored is not None and stored.id == message_id:
+                return stored
+        return None
+
+    def _stored_at(self, path: Path, staged: dict[Path, Message]) -> Message | None:
+        return staged.get(path) or self.dir.read_message(path)
+
+    def _accept_one(self, work: Engine, message: Message, staged: dict, staged_by_id: dict):
+        context = message.context()
+        if message.game != self.charter.game:
+            raise UsageError(f"belongs to game {message.game!r}, not {self.charter.game!r}",
+                             field="game", **context)
+        kind = message.type
+        if kind == "move":
+            seq = message.fields["seq"]
+            if seq <= work.head_seq:
+                stored = self._stored_at(self.dir.entry_path(seq), staged)
+                if stored is not None and stored.id == message.id:
+                    return "duplicate", []
+                other = stored.id if stored else "?"
+                raise ChainBroken(
+                    f"fork: seq {seq} already holds {other[:12]} by {stored.player if stored else '?'}",
+                    field="seq", proof=(other, message.id), **context,
+                )
+            _, rolls = work.apply_entry(message, self.fetcher(seq - 1, staged_by_id))
+            staged[self.dir.entry_path(seq)] = message
+            staged_by_id[message.id] = message
+            return "applied", rolls
+        if kind not in ("join", "reveal", "resign"):
+            raise UsageError(f"this pbem does not handle {kind} messages yet", field="type", **context)
+        path = self.dir.side_path(message)
+        stored = self._stored_at(path, staged)
+        if stored is not None:
+            if stored.id == message.id:
+                return "duplicate", []
+            if kind == "reveal" and stored.fields["for"] != message.fields["for"]:
+                raise ChainBroken(
+                    f"fork: {message.player} revealed for two entries at seq {message.fields['seq']} "
+                    f"({stored.fields['for'][:12]} and {message.fields['for'][:12]}): their author forked",
+                    field="for", proof=(stored.id, message.id), **context,
+                )
+            raise ChainBroken(
+                f"equivocation: two {kind} messages by {message.player} ({stored.id[:12]} and {message.id[:12]})",
+                proof=(stored.id, message.id), **context,
+            )
+        if kind == "join":
+            work.accept_join(message)
+        elif kind == "reveal":
+            seq = message.fields["seq"]
+            if seq <= work.head_seq and (work.roll is None or work.roll.seq != seq):
+                entry = self._stored_at(self.dir.entry_path(seq), staged)
+                if entry is not None and entry.id != message.fields["for"]:
+                    raise ChainBroken(
+                        f"fork: reveal names entry {message.fields['for'][:12]} at seq {seq}, "
+                        f"this log holds {entry.id[:12]}",
+                        field="for", proof=(entry.id, message.id), **context,
+                    )
+            work.check_reveal(message)
+        else:
+            work.check_resign(message, self._is_known_head(message.fields["at"], work, staged_by_id))
+            self._resign_messages()[message.id] = message
+        staged[path] = message
+        staged_by_id[message.id] = message
+        return "applied", []
+
+    def _is_known_head(self, entry_id: str, work: Engine, staged_by_id: dict) -> bool:
+        if entry_id in (work.genesis, work.head_id) or entry_id in staged_by_id:
+            return True
+        for seq in range(work.head_seq, 0, -1):
+            stored = self.dir.entry(seq)
+            if stored is not None and stored.id == entry_id:
+                return True
+        return False
+
+    # ----------------------------------------------------------------- writing our own messages
+
+    def _publish(self, message: Message) -> tuple[Message, ApplyReport]:
+        report = self.accept([message])
+        atomic_write(self.dir.outbox_path(message), message.stored())
+        return message, report
+
+    def draft(self, player: str, orders: list[dict], signer: Signer, *, now: dt.datetime | None = None,
+              extra_uses: list[str] | None = None) -> Message:
+        """The next chain entry from the local head: seq, prev, uses and state filled in, signed."""
+        engine = self.engine()
+        if not engine.started:
+            raise Held(f"the game has not started: waiting for joins from {', '.join(engine.missing_joins())}",
+                       player=player)
+        uses = []
+        if engine.roll is not None:
+            reveals = self.reveals_at(engine)
+            missing = [w for w in engine.roll.witnesses if w not in reveals]
+            if missing:
+                raise Held(f"waiting for the reveal of {', '.join(missing)} for seq {engine.roll.seq}",
+                           player=player, seq=engine.roll.seq)
+            uses.extend(reveals.values())
+        uses.extend(m for m in self._resign_messages().values() if m.player not in engine.resigned)
+        uses.sort(key=engine._use_order)
+        fields = {
+            "pbem": 1, "type": "move", "game": self.charter.game, "player": player,
+            "seq": engine.head_seq + 1, "prev": engine.head_id, "time": now or utc_now(),
+            "salt": secrets.token_hex(32), "state": "0" * 64,
+        }
+        if uses:
+            fields["uses"] = [m.id for m in uses]
+        if orders:
+            fields["orders"] = orders
+        by_id = {m.id: m for m in uses}
+        body = emit_body(fields)
+        trial = Message(body, b"", parse_fields(body, {"player": player}))
+        computed, _ = engine.clone().apply_entry(trial, by_id.get, check_state=False, check_signature=False)
+        fields["state"] = computed
+        return sign(fields, signer)
+
+    def move(self, player: str, orders: list[dict], signer: Signer, **kw) -> tuple[Message, ApplyReport]:
+        return self._publish(self.draft(player, orders, signer, **kw))
+
+    def owed_reveal(self, player: str) -> RollPoint | None:
+        engine = self.engine()
+        roll = engine.roll
+        if roll is None or player not in roll.witnesses:
+            return None
+        if self.dir.reveal_path(player, roll.seq).exists():
+            return None
+        return roll
+
+    def reveal(self, player: str, signer_factory: Callable[[], Signer], *, fresh_machine_ok: bool = False
+               ) -> tuple[Message, ApplyReport]:
+        """Sign this witness's reveal for the open roll point, once per seq, ever (§6)."""
+        engine = self.engine()
+        roll = engine.roll
+        if roll is None or player not in roll.witnesses:
+            raise UsageError(f"{player} owes no reveal: no roll point is waiting for him", player=player)
+        store = self.seed_store(player)
+        record = store.record()
+        if record is None:
+            others = [m.id for m in self.charter.participants if m.id not in (player, roll.author)]
+            revealed = [p for p in others if self.dir.reveal_path(p, roll.seq).exists()]
+            if not revealed and not fresh_machine_ok:
+                raise UsageError(
+                    "this machine has no reveal record for this game: reveal only after another witness has "
+                    "revealed for this entry, or confirm with --not-revealed-elsewhere that you never revealed "
+                    f"for seq {roll.seq} (PROTOCOL §6)", player=player, seq=roll.seq,
+                )
+            record = []
+        for earlier in record:
+            if earlier["seq"] == roll.seq and earlier["entry"] != roll.entry:
+                raise ChainBroken(
+                    f"you already revealed for seq {roll.seq}, for entry {earlier['entry'][:12]}: "
+                    f"{roll.author} forked", player=player, seq=roll.seq, entry=roll.entry,
+                )
+        last = max((r["seq"] for r in record), default=0)
+        repeat = any(r["seq"] == roll.seq and r["entry"] == roll.entry for r in record)
+        if roll.seq <= last and not repeat:
+            raise UsageError(f"this machine already revealed for seq {last}; never again at or below it",
+                             player=player, seq=roll.seq)
+        seeds = store.seeds(signer_factory)
+        value = chain.chain_value(seeds["chain"], roll.seq)
+        if chain.hash_forward(value, roll.seq).hex() != engine.joins[player]["anchor"]:
+            raise UsageError("the derived chain does not match your join's anchor: wrong key for this player?",
+                             player=player, field="--key")
+        if not repeat:
+            store.add_to_record(roll.seq, roll.entry)
+        message = sign({"pbem": 1, "type": "reveal", "game": self.charter.game, "player": player,
+                        "for": roll.entry, "seq": roll.seq, "value": value.hex()}, signer_factory())
+        return self._publish(message)
+
+    def resign(self, player: str, signer: Signer, reason: str = "") -> tuple[Message, ApplyReport]:
+        engine = self.engine()
+        fields = {"pbem": 1, "type": "resign", "game": self.charter.game, "player": player,
+                  "at": engine.head_id or ""}
+        if reason:
+            fields["reason"] = reason
+        return self._publish(sign(fields, signer))
+
+
+def _queue_order(message: Message):
+    rank = {"join": 0, "resign": 1, "reveal": 2, "move": 3}.get(message.type, 4)
+    return (rank, message.fields.get("seq", 0), message.id)
+
+
+def join(charter_path: Path, root: Path, signer: Signer, *, as_player: str | None = None,
+         key_path: str = "", agent_path: str = "", home: Path | None = None) -> tuple[Game, Message]:
+    """§4: take a charter, record who this player is, derive his seeds twice, sign his join."""
+    try:
+        text = Path(charter_path).read_text()
+    except OSError as exc:
+        raise UsageError(f"cannot read {charter_path}: {exc.strerror}") from None
+    charter = Charter.parse(text, str(charter_path))
+    rulesets.load(charter.ruleset, charter.version)
+    member = charter.member(as_player) if as_player else charter.member_by_key(signer.public)
+    if member is None:
+        who = f"player {as_player!r}" if as_player else f"key {signer.public.fingerprint()}"
+        raise UsageError(f"{who} is not in the roster of {charter.game}", field="players")
+    if member.pubkey.raw != signer.public.raw:
+        raise UsageError(f"this key is not {member.id}'s roster key ({member.pubkey.fingerprint()})",
+                         player=member.id, field="--key")
+    game_dir = GameDir(root)
+    if game_dir.exists():
+        current = Charter.parse(game_dir.charter_path.read_text())
+        if current.digest != charter.digest:
+            raise UsageError(f"{root} already holds another game ({current.game})")
+    with game_dir.lock():
+        if not game_dir.exists():
+            atomic_write(game_dir.charter_path, text.encode())
+        Identity(member.id, key_path, agent_path).save(game_dir)
+    game = Game(root, home=home)
+    if not member.participant:
+        return game, None
+    store = game.seed_store(member.id)
+    seeds = store.derive(signer)
+    store.start_record()
+    message = sign({
+        "pbem": 1, "type": "join", "game": charter.game, "player": member.id, "charter": charter.digest,
+        "anchor": chain.anchor(seeds["chain"]).hex(), "hcommit": chain.anchor(seeds["hidden"]).hex(),
+        "chain_length": chain.CHAIN_LENGTH,
+    }, signer)
+    game._publish(message)
+    return game, message
+
+
+def read_messages(text: str, source: str) -> list[Message]:
+    from .message import find
+
+    try:
+        found = find(text)
+    except PbemError as exc:
+        raise exc.locate(kind=f"input {source}")
+    if not found:
+        raise UnreadableInput(f"no pbem message found in {source}")
+    return found
+
+
+__all__ = ["Game", "Identity", "SeedStore", "join", "read_messages", "FileSigner"]
+
+
+# --------------------------------------------------------------------------- what the reports show
+
+def _deadline(since: str | None, hours: int) -> dict:
+    if not since:
+        return {}
+    start = dt.datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    due = start + dt.timedelta(hours=hours)
+    return {"since": since, "due": due.strftime("%Y-%m-%dT%H:%M:%SZ"), "overdue": bool(hours) and utc_now() > due}
+
+
+def status(game: Game) -> dict:
+    """Whose step it is, who owes a reveal for which entry since when, against the deadlines."""
+    engine = game.engine()
+    me = game.identity
+    data: dict = {
+        "game": game.charter.game, "ruleset": game.charter.ruleset, "dice": game.charter.dice,
+        "me": me.player if me else None, "head_seq": engine.head_seq, "head_id": engine.head_id,
+        "held": len(game.dir.held()), "forks": [str(p) for p in game.dir.forks()],
+    }
+    if not engine.started:
+        data["step"] = {"kind": "joining", "waiting_for": engine.missing_joins()}
+        return data
+    if engine.roll is not None:
+        reveals = game.reveals_at(engine)
+        owed = [w for w in engine.roll.witnesses if w not in reveals]
+        if owed:
+            data["step"] = {"kind": "reveal", "seq": engine.roll.seq, "entry": engine.roll.entry,
+                            "author": engine.roll.author, "witnesses": engine.roll.witnesses, "waiting_for": owed,
+                            **_deadline(engine.roll.opened, game.charter.reveal_hours)}
+            return data
+    current, _ = game.current()
+    pending = current.pending()
+    if isinstance(pending, rulesets.Over):
+        closing = engine.roll is not None
+        data["step"] = {"kind": "over", "result": pending.result}
+        if closing:
+            data["step"]["closing_entry_by"] = current.first_active()
+        return data
+    if isinstance(pending, rulesets.Decision):
+        data["step"] = {"kind": "decision", "waiting_for": list(pending.players),
+                        **_deadline(engine.head_time, game.charter.move_hours)}
+    return data
+
+
+def log_entries(game: Game, progress=None) -> list[dict]:
+    """Every chain entry with its orders summarised and the dice its roll point drew."""
+    engine = game.replay(keep_rolls=True, progress=progress)
+    rolls = {r.seq: r for r in engine.rolls}
+    current, record = game.current()
+    if record is not None:
+        rolls[record.seq] = record
+    rows = []
+    for seq in range(1, engine.head_seq + 1):
+        entry = game.dir.entry(seq)
+        roll = rolls.get(seq)
+        rows.append({
+            "seq": seq, "id": entry.id, "player": entry.player,
+            "time": entry.fields["time"].strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "orders": [game.ruleset.summary(o) for o in entry.orders],
+            "uses": len(entry.uses),
+            "dice": [d.to_dict() for d in roll.draws] if roll else [],
+        })
+    return rows
+
+
+def explain_roll(record: RollRecord, charter: Charter) -> dict:
+    """§6 step by step: the seed's inputs, each witness's value, each word and rejection, each result."""
+    draws = []
+    for index, draw in enumerate(record.draws, 1):
+        item = draw.to_dict()
+        item["index"] = index
+        if draw.kind in ("die", "uniform"):
+            limit = 2**32 - (2**32 % draw.size)
+            item["limit"] = limit
+            item["rejected"] = [w for w in draw.words if w >= limit]
+        draws.append(item)
+    if record.policy == "open":
+        inputs = {"formula": "SHA256('pbem-open-v1\\0' || charter digest || entry id)",
+                  "charter_digest": charter.digest, "entry": record.entry}
+    else:
+        inputs = {"formula": "SHA256('pbem-dice-v1\\0' || u16be(len g) || g || u64be(seq) || entry id || values)",
+                  "game": charter.game, "seq": record.seq, "entry": record.entry}
+    return {
+        "seq": record.seq, "entry": record.entry, "policy": record.policy,
+        "witnesses": [{"player": w, "value": v} for w, v in zip(record.witnesses, record.values)],
+        "inputs": inputs, "seed": record.seed, "draws": draws,
+    }

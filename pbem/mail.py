@@ -1,0 +1,57 @@
+"""Reading messages out of mail: a saved .eml, an mbox export, or a pasted body on stdin."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+
+HEADER = re.compile(rb"^(?:From |[A-Za-z][A-Za-z0-9-]*: )")
+
+
+def looks_like_mail(raw: bytes) -> bool:
+    head = raw.lstrip()[:2000]
+    return bool(HEADER.match(head)) and b"\n\n" in raw.replace(b"\r\n", b"\n") and (
+        b"Content-Type:" in head or b"MIME-Version:" in head or b"Subject:" in head)
+
+
+def unflow(text: str, delsp: bool) -> str:
+    """Undo format=flowed (RFC 3676): a line ending in a space continues on the next."""
+    out: list[str] = []
+    joining = False
+    for line in text.split("\n"):
+        if line.startswith(" "):  # space-stuffed
+            line = line[1:]
+        if joining:
+            out[-1] += line
+        else:
+            out.append(line)
+        joining = line.endswith(" ") and line != "-- "
+        if joining and delsp:
+            out[-1] = out[-1][:-1]
+    return "\n".join(out)
+
+
+def texts(raw: bytes) -> list[str]:
+    """Every text part and attachment of a mail, transfer encoding undone, flowed text unwrapped."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    found = []
+    for part in message.walk():
+        if part.is_multipart():
+            continue
+        kind = part.get_content_type()
+        filename = part.get_filename() or ""
+        if not (kind.startswith("text/") or filename.endswith(".toml") or kind == "application/toml"):
+            continue
+        payload = part.get_payload(decode=True) or b""
+        charset = part.get_content_charset() or "utf-8"
+        try:
+            text = payload.decode(charset, errors="replace")
+        except LookupError:
+            text = payload.decode("utf-8", errors="replace")
+        text = text.replace("\r\n", "\n")
+        params = dict(part.get_params() or [])
+        if params.get("format", "").lower() == "flowed":
+            text = unflow(text, params.get("delsp", "").lower() == "yes")
+        found.append(text)
+    return found

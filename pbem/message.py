@@ -1,0 +1,356 @@
+"""Signed TOML messages (PROTOCOL.md §3): normalise, parse strictly, emit within 76 columns, find
+in mail text.
+
+A message is stored as its normalised bytes followed by its armor as '# ' comment lines; the id is
+the SHA-256 of the normalised bytes, so a signature re-wrapped by a mail client changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+
+from . import sshsig
+from .errors import BadSignature, UnreadableInput
+
+MAX_BYTES = 64 * 1024  # §8
+MAX_COLUMNS = 76  # §3
+NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+HEX64 = re.compile(r"[0-9a-f]{64}")
+HEX = re.compile(r"(?:[0-9a-f]{2})*")
+SIGNATURE_BEGIN = "# " + sshsig.BEGIN
+SIGNATURE_END = "# " + sshsig.END
+START = re.compile(r"^((?:> ?)*)pbem = 1[ \t]*$")
+
+# Field order and type of each kind (§3). Types: one, name, int, hex64, hex, time, text,
+# hexlist, orders. Optional fields are marked with '?'.
+HEADER = [("pbem", "one"), ("type", "name"), ("game", "name"), ("player", "name")]
+KINDS: dict[str, list[tuple[str, str]]] = {
+    "move": [
+        ("seq", "int"), ("prev", "hex64"), ("time", "time"), ("salt", "hex64"), ("state", "hex64"),
+        ("uses?", "hexlist"), ("private?", "hex"), ("orders?", "orders"),
+    ],
+    "join": [("charter", "hex64"), ("anchor", "hex64"), ("hcommit", "hex64"), ("chain_length", "int")],
+    "reveal": [("for", "hex64"), ("seq", "int"), ("value", "hex64")],
+    "seal": [("for", "hex64"), ("seq", "int"), ("sealed", "hex64")],
+    "unseal": [("for", "hex64"), ("seq", "int"), ("key", "hex64"), ("orders", "text")],
+    "disclose": [("upto", "int"), ("hidden", "hex64")],
+    "resign": [("at", "hex64"), ("reason?", "text")],
+}
+
+
+def normalise(text: str) -> bytes:
+    """§3: the text before the signature line, CRLF as LF, no trailing spaces or tabs on a line."""
+    text = text.replace("\r\n", "\n")
+    head, sep, _ = text.partition(SIGNATURE_BEGIN + "\n")
+    if not sep and text.endswith(SIGNATURE_BEGIN):
+        head = text[: -len(SIGNATURE_BEGIN)]
+    lines = head.split("\n")
+    return "\n".join(line.rstrip(" \t") for line in lines).encode()
+
+
+@dataclass
+class Message:
+    body: bytes  # the normalised bytes: signed, hashed, parsed
+    signature: bytes  # the SSHSIG blob
+    fields: dict
+    id: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.id = hashlib.sha256(self.body).hexdigest()
+
+    @property
+    def type(self) -> str:
+        return self.fields["type"]
+
+    @property
+    def player(self) -> str:
+        return self.fields["player"]
+
+    @property
+    def game(self) -> str:
+        return self.fields["game"]
+
+    @property
+    def seq(self) -> int | None:
+        return self.fields.get("seq")
+
+    @property
+    def orders(self) -> list[dict]:
+        return self.fields.get("orders", [])
+
+    @property
+    def uses(self) -> list[str]:
+        return self.fields.get("uses", [])
+
+    def stored(self) -> bytes:
+        """The bytes kept on disk and mailed: the body and the armor as comment lines."""
+        armor = sshsig.armor(self.signature)
+        return self.body + "".join("# " + line + "\n" for line in armor.splitlines()).encode()
+
+    def context(self) -> dict:
+        """Error context naming this message."""
+        return {"kind": self.type, "entry": self.id, "seq": self.seq, "player": self.player}
+
+    def verify(self, raw_public: bytes) -> None:
+        try:
+            sshsig.verify(self.signature, self.body, "pbem-v1", raw_public)
+        except BadSignature as exc:
+            raise exc.locate(**self.context())
+
+
+def _check(name: str, kind: str, value, context: dict):
+    def bad(why: str):
+        return UnreadableInput(why, field=name, **context)
+
+    if kind == "one":
+        if value != 1 or isinstance(value, bool):
+            raise bad("must be 1 (protocol version)")
+    elif kind == "name":
+        if not isinstance(value, str) or not NAME.fullmatch(value):
+            raise bad(f"{value!r} is not a name matching [a-z][a-z0-9_-]{{0,31}}")
+    elif kind == "int":
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
+            raise bad("must be a non-negative integer")
+    elif kind == "hex64":
+        if not isinstance(value, str) or not HEX64.fullmatch(value):
+            raise bad("must be 64 lowercase hex digits")
+    elif kind == "hex":
+        if not isinstance(value, str) or not HEX.fullmatch(value):
+            raise bad("must be lowercase hex")
+    elif kind == "time":
+        if not isinstance(value, dt.datetime) or value.utcoffset() != dt.timedelta(0):
+            raise bad("must be an RFC 3339 UTC time such as 2026-11-22T10:31:00Z")
+    elif kind == "text":
+        if not isinstance(value, str):
+            raise bad("must be a string")
+    elif kind == "hexlist":
+        if not isinstance(value, list) or not all(isinstance(v, str) and HEX64.fullmatch(v) for v in value):
+            raise bad("must be a list of 64-hex ids")
+        if len(set(value)) != len(value):
+            raise bad("lists an id twice")
+    elif kind == "orders":
+        if not isinstance(value, list) or not all(isinstance(order, dict) for order in value):
+            raise bad("must be an array of [[orders]] tables")
+        for index, order in enumerate(value, 1):
+            _check_order(order, index, context)
+
+
+def _check_order(order: dict, index: int, context: dict) -> None:
+    where = f"orders[{index}]"
+    kind = order.get("kind")
+    if not isinstance(kind, str) or not NAME.fullmatch(kind):
+        raise UnreadableInput(f"order kind {kind!r} is not a name", field=f"{where}.kind", **context)
+    for key, value in order.items():
+        if not NAME.fullmatch(key):
+            raise UnreadableInput("order keys must be names", field=f"{where}.{key}", **context)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if not isinstance(item, (str, int)):  # bool is an int; floats and tables are not allowed
+                raise UnreadableInput(
+                    "order values are strings, integers, booleans or lists of them",
+                    field=f"{where}.{key}",
+                    **context,
+                )
+
+
+def parse_fields(body: bytes, context: dict | None = None) -> dict:
+    """Parse and strictly check normalised bytes (§3); raises UnreadableInput naming the field."""
+    context = dict(context or {})
+    if len(body) > MAX_BYTES:
+        raise UnreadableInput(f"message is {len(body)} bytes, over the 64 KiB limit", **context)
+    try:
+        data = tomllib.loads(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UnreadableInput("message is not UTF-8", **context) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UnreadableInput(f"malformed TOML: {exc}", **context) from None
+    kind = data.get("type")
+    if isinstance(data.get("player"), str):
+        context.setdefault("player", data["player"])
+    if isinstance(kind, str):
+        context.setdefault("kind", kind)
+    if "ruleset" in data and "type" not in data:
+        raise UnreadableInput("this is a charter (game.toml), not a message: use 'pbem join'", **context)
+    if kind not in KINDS:
+        raise UnreadableInput(f"unknown message type {kind!r}", field="type", **context)
+    if isinstance(data.get("seq"), int):
+        context.setdefault("seq", data["seq"])
+    spec = HEADER + KINDS[kind]
+    known = {name.rstrip("?") for name, _ in spec}
+    for key in data:
+        if key not in known:
+            raise UnreadableInput("unknown key", field=key, **context)
+    for name, check in spec:
+        optional = name.endswith("?")
+        name = name.rstrip("?")
+        if name not in data:
+            if optional:
+                continue
+            raise UnreadableInput("missing", field=name, **context)
+        _check(name, check, data[name], context)
+    return data
+
+
+def parse(text: str | bytes) -> Message:
+    """A whole message file: TOML then '# ' armor lines."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UnreadableInput("message is not UTF-8") from None
+    text = text.replace("\r\n", "\n")
+    body = normalise(text)
+    begin = text.find(SIGNATURE_BEGIN)
+    fields = parse_fields(body)
+    context = {"kind": fields["type"], "entry": hashlib.sha256(body).hexdigest(), "seq": fields.get("seq"),
+               "player": fields["player"]}
+    if begin < 0:
+        raise BadSignature("message is not signed (no SSH SIGNATURE block)", field="signature", **context)
+    armor = text[begin:]
+    if sshsig.END not in armor:
+        raise UnreadableInput("truncated: the signature block has no END line", field="signature", **context)
+    try:
+        blob = sshsig.dearmor(armor)
+    except BadSignature as exc:
+        raise exc.locate(**context)
+    return Message(body, blob, fields)
+
+
+def find(text: str) -> list[Message]:
+    """Every message in a text (a file, a mail body), quoted with '> ' or not; one per id."""
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    found: dict[str, Message] = {}
+    i = 0
+    while i < len(lines):
+        start = START.match(lines[i])
+        if not start:
+            i += 1
+            continue
+        prefix = start.group(1)
+        bare_prefix = prefix.rstrip()
+        block = []
+        j = i
+        while j < len(lines):
+            line = lines[j]
+            if j > i and START.match(line) and START.match(line).group(1) == prefix:
+                break
+            if line.startswith(prefix):
+                line = line[len(prefix):]
+            elif line.rstrip() == bare_prefix:
+                line = ""
+            else:
+                if block and block[-1].lstrip("#").strip() == sshsig.END:
+                    break
+                raise UnreadableInput(
+                    f"line {j + 1} breaks the quoting of the message that starts on line {i + 1}"
+                )
+            block.append(line)
+            j += 1
+            if line.strip() == SIGNATURE_END:
+                break
+        message = parse("\n".join(block) + "\n")
+        found.setdefault(message.id, message)
+        i = j
+    return list(found.values())
+
+
+# ----------------------------------------------------------------------------------- emitting
+
+def _escape(text: str) -> list[str]:
+    """A TOML basic string's contents as tokens (one per source character)."""
+    tokens = []
+    for char in text:
+        if char == "\\":
+            tokens.append("\\\\")
+        elif char == '"':
+            tokens.append('\\"')
+        elif char == "\n":
+            tokens.append("\\n")
+        elif char == "\t":
+            tokens.append("\\t")
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            tokens.append(f"\\u{ord(char):04x}")
+        else:
+            tokens.append(char)
+    return tokens
+
+
+def _scalar(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, str):
+        return '"' + "".join(_escape(value)) + '"'
+    raise TypeError(f"cannot emit {type(value).__name__}")
+
+
+def _long_string(key: str, value: str) -> list[str]:
+    """A string too long for one line, split with TOML's line-ending backslash."""
+    tokens = _escape(value)
+    lines = [f'{key} = """\\']
+    current = ""
+    for token in tokens:
+        if len(current) + len(token) > MAX_COLUMNS - 8 and current:
+            lines.append(current + "\\")
+            current = ""
+        if not current and token in (" ", "\t"):
+            # A continuation line must not start with white space: the backslash would eat it.
+            token = f"\\u{ord(token):04x}"
+        current += token
+    lines.append(current + '"""')
+    return lines
+
+
+def _key_value(key: str, value) -> list[str]:
+    if isinstance(value, list):
+        inline = f"{key} = [" + ", ".join(_scalar(v) for v in value) + "]"
+        if len(inline) <= MAX_COLUMNS:
+            return [inline]
+        return [f"{key} = ["] + [f"  {_scalar(v)}," for v in value] + ["]"]
+    line = f"{key} = {_scalar(value)}"
+    if len(line) <= MAX_COLUMNS or not isinstance(value, str):
+        return [line]
+    return _long_string(key, value)
+
+
+def emit_body(fields: dict) -> bytes:
+    """The normalised bytes of a message, keys in the order of §3."""
+    kind = fields["type"]
+    order = [name.rstrip("?") for name, _ in HEADER + KINDS[kind]]
+    unknown = set(fields) - set(order)
+    if unknown:
+        raise ValueError(f"unknown fields for {kind}: {sorted(unknown)}")
+    lines: list[str] = []
+    for key in order:
+        if key not in fields or key == "orders" and kind == "move":
+            continue
+        lines.extend(_key_value(key, fields[key]))
+    if kind == "move":
+        for order_table in fields.get("orders", []):
+            lines.append("")
+            lines.append("[[orders]]")
+            for key, value in order_table.items():
+                lines.extend(_key_value(key, value))
+    text = "\n".join(lines) + "\n"
+    body = text.encode()
+    if normalise(text) != body:
+        raise ValueError("refusing to sign text that normalisation would change")
+    too_long = [line for line in lines if len(line) > MAX_COLUMNS]
+    if too_long:
+        raise ValueError(f"line over {MAX_COLUMNS} columns: {too_long[0][:40]}…")
+    return body
+
+
+def sign(fields: dict, signer) -> Message:
+    """Emit, check by parsing back, and sign a message."""
+    body = emit_body(fields)
+    parsed = parse_fields(body)
+    return Message(body, signer.sign(body, "pbem-v1"), parsed)

@@ -1,0 +1,138 @@
+"""Rich renderables for what the commands show, and export to text, HTML and SVG for mailing."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+
+def _short(hex_id: str | None) -> str:
+    return (hex_id or "")[:12]
+
+
+def status_view(data: dict):
+    title = Text.assemble(("Game ", "bold"), (data["game"], "bold cyan"), f"  ({data['ruleset']}, dice: {data['dice']})")
+    lines = [title]
+    if data.get("me"):
+        lines.append(Text.assemble("You are ", (data["me"], "player")))
+    lines.append(Text(f"Log: {data['head_seq']} entries, head {_short(data['head_id'])}"))
+    step = data.get("step", {})
+    kind = step.get("kind")
+    if kind == "joining":
+        lines.append(Text(f"Waiting for joins from {', '.join(step['waiting_for'])}", style="warn"))
+    elif kind == "reveal":
+        text = Text.assemble(
+            "Roll point of seq ", (str(step["seq"]), "bold"), f" (entry {_short(step['entry'])} by {step['author']}): ",
+            ("waiting for reveals from " + ", ".join(step["waiting_for"]), "warn"),
+        )
+        lines.append(text)
+        lines.append(_deadline_text(step, "reveal"))
+    elif kind == "decision":
+        lines.append(Text.assemble("Next step: ", (", ".join(step["waiting_for"]), "player"), " to move"))
+        lines.append(_deadline_text(step, "move"))
+    elif kind == "over":
+        lines.append(Text.assemble(("Game over: ", "bold"), (step["result"], "ok")))
+        if step.get("closing_entry_by"):
+            lines.append(Text(f"{step['closing_entry_by']} signs the closing entry that fixes the result "
+                              "(pbem move with no orders)", style="warn"))
+    if data.get("held"):
+        lines.append(Text(f"{data['held']} message(s) held in held/ waiting for a predecessor", style="warn"))
+    for fork in data.get("forks", []):
+        lines.append(Text(f"Game stopped: proof of equivocation in {fork}", style="bad"))
+    return Panel(Group(*[line for line in lines if line]), title="pbem status", expand=False)
+
+
+def _deadline_text(step: dict, what: str) -> Text | None:
+    if not step.get("since"):
+        return None
+    style = "bad" if step.get("overdue") else "dim"
+    late = " — OVERDUE" if step.get("overdue") else ""
+    return Text(f"  {what} owed since {step['since']}, due {step['due']}{late}", style=style)
+
+
+def draws_text(draws: list[dict]) -> Text:
+    text = Text()
+    for draw in draws:
+        if draw["kind"] == "die":
+            text.append(f"d{draw['size']}→", style="dim")
+            text.append(str(draw["result"]), style="bold cyan")
+        else:
+            text.append(f"{draw['kind']}({draw['size']})→{draw['result']}", style="cyan")
+        text.append(" ")
+    if draws:
+        text.append(f"({draws[0]['purpose']}, {draws[0]['rule']})", style="dim")
+    return text
+
+
+def log_view(rows: list[dict]):
+    table = Table(title="Log", title_justify="left")
+    table.add_column("seq", justify="right")
+    table.add_column("player", style="player")
+    table.add_column("time", style="dim")
+    table.add_column("orders")
+    table.add_column("dice drawn at its roll point")
+    table.add_column("id", style="id")
+    for row in rows:
+        orders = "; ".join(row["orders"]) or ("(uses only)" if row["uses"] else "(binds the first roll)")
+        table.add_row(str(row["seq"]), row["player"], row["time"][5:16].replace("T", " "), orders, draws_text(row["dice"]), _short(row["id"]))
+    return table
+
+
+def outcome_lines(report, summarise) -> Group:
+    lines = []
+    for outcome in report.outcomes:
+        message = outcome.message
+        what = message.type if message.seq is None else f"{message.type} seq {message.seq}"
+        if outcome.status == "applied":
+            detail = "; ".join(summarise(o) for o in message.orders) if message.type == "move" else ""
+            lines.append(Text.assemble(("✓ applied ", "ok"), f"{what} by ", (message.player, "player"),
+                                       f": {detail}" if detail else "", (f"  {_short(message.id)}", "id")))
+        elif outcome.status == "duplicate":
+            lines.append(Text.assemble(("= already in the log: ", "dim"), f"{what} by {message.player}"))
+        else:
+            lines.append(Text.assemble(("… held: ", "warn"), f"{what} by {message.player}: {outcome.detail}"))
+    for dropped in report.dropped:
+        lines.append(Text(f"✗ dropped from held/: {dropped}", style="bad"))
+    for record in report.rolls:
+        draws = [d.to_dict() for d in record.draws]
+        lines.append(Text.assemble(("🎲 roll point of seq ", "bold"), (str(record.seq), "bold"), ": ", draws_text(draws)))
+    return Group(*lines)
+
+
+def roll_view(explained: dict):
+    lines = [Text.assemble(("Roll point of seq ", "bold"), str(explained["seq"]), f" (entry {explained['entry']})"),
+             Text(f"dice policy: {explained['policy']}")]
+    inputs = explained["inputs"]
+    lines.append(Text(f"seed = {inputs['formula']}", style="dim"))
+    for key, value in inputs.items():
+        if key != "formula":
+            lines.append(Text(f"  {key} = {value}"))
+    for witness in explained["witnesses"]:
+        lines.append(Text.assemble("  value of ", (witness["player"], "player"), f" = {witness['value']}"))
+    lines.append(Text.assemble("seed = ", (explained["seed"], "id")))
+    table = Table(title="Draws, in order", title_justify="left")
+    for column in ("#", "draw", "words read", "rejected", "result", "purpose", "rule"):
+        table.add_column(column)
+    for draw in explained["draws"]:
+        table.add_row(
+            str(draw["index"]), f"{draw['kind']} {draw['size']}", " ".join(str(w) for w in draw["words"]),
+            " ".join(str(w) for w in draw.get("rejected", [])) or "-", str(draw["result"]), draw["purpose"],
+            draw["rule"],
+        )
+    return Group(*lines, table)
+
+
+def export(renderables: list, fmt: str, width: int = 110) -> str:
+    """Render to text, HTML or SVG for mailing (rich's recording console)."""
+    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=True)
+    for renderable in renderables:
+        console.print(renderable)
+    if fmt == "html":
+        return console.export_html(inline_styles=True)
+    if fmt == "svg":
+        return console.export_svg(title="pbem report")
+    return console.export_text()

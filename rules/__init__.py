@@ -1,0 +1,1 @@
+"""Game rules for pbem, installed as the package pbem.rules. Each game is a sub-package."""

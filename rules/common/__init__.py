@@ -1,0 +1,1 @@
+"""Machinery shared by games: dice notation, result tables."""

@@ -1,0 +1,242 @@
+"""freeform: any game, with verified dice and agreed bookkeeping.
+
+Players act in roster order (referees and observers never). A player's step lasts until an order
+ends it: `pass`, `roll` (the last order of its entry: the dice are drawn at the roll point that
+entry opens) or `end`. `note` and `set` keep the step. The public state is bounded (turn, whose
+step, counters, the last roll, the result); the history lives in the log.
+
+Rule ids cited in errors and draws: freeform.order, freeform.roll, freeform.set, freeform.end,
+freeform.table, freeform.resign (see the README's freeform section).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+
+from pbem.errors import IllegalOrder, UsageError
+from pbem.ruleset import Chance, Decision, OptionSpec, OrderHint, Over, Setup
+
+from ..common import notation, tables
+
+ORDER_FIELDS = {
+    "roll": ({"dice", "purpose"}, {"table"}),
+    "note": ({"text"}, set()),
+    "set": ({"counter"}, {"value", "add"}),
+    "pass": (set(), set()),
+    "end": ({"result"}, set()),
+}
+
+
+@dataclass
+class FreeformState:
+    setup: Setup
+    turn: int = 1
+    next: str = ""
+    counters: dict[str, int] = field(default_factory=dict)
+    last_roll: dict | None = None
+    pending_roll: dict | None = None
+    result: str | None = None
+    resigned: list[str] = field(default_factory=list)
+
+    @property
+    def active(self) -> list[str]:
+        return [p for p in self.setup.players if p not in self.resigned]
+
+
+def _data() -> dict:
+    with resources.files(__package__).joinpath("data/freeform.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+class Freeform:
+    id = "freeform"
+    title = "Freeform: any game, verified dice and agreed bookkeeping"
+    sides: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        data = _data()
+        self.version = data["version"]
+        self._scenarios = {key: value["title"] for key, value in data["scenarios"].items()}
+        self.options = {
+            key: OptionSpec(key, spec["default"], spec["rule"], spec["help"])
+            for key, spec in data.get("options", {}).items()
+        }
+
+    def scenarios(self) -> dict[str, str]:
+        return dict(self._scenarios)
+
+    def check_setup(self, setup: Setup) -> None:
+        """Refuse a charter whose tables cannot be looked up (raised at `pbem new`)."""
+        for name, table in setup.tables.items():
+            try:
+                tables.ranges(table)
+            except tables.TableError as exc:
+                raise UsageError(f"table {name!r}: {exc}", rule="freeform.table", field=f"tables.{name}")
+
+    def new_state(self, setup: Setup) -> FreeformState:
+        self.check_setup(setup)
+        return FreeformState(setup=setup, next=setup.players[0])
+
+    def pending(self, state: FreeformState):
+        if state.result is not None:
+            return Over(state.result)
+        if state.pending_roll is not None:
+            return Chance(state.pending_roll["purpose"])
+        return Decision((state.next,))
+
+    def apply(self, state: FreeformState, player: str, order: dict) -> FreeformState:
+        kind = order["kind"]
+        if kind not in ORDER_FIELDS:
+            raise IllegalOrder(
+                f"unknown order {kind!r}; freeform knows {', '.join(ORDER_FIELDS)}",
+                rule="freeform.order", field="kind",
+            )
+        required, optional = ORDER_FIELDS[kind]
+        for key in required - set(order):
+            raise IllegalOrder(f"{kind} needs '{key}'", rule=f"freeform.{kind}", field=key)
+        for key in set(order) - required - optional - {"kind"}:
+            raise IllegalOrder(f"{kind} takes no '{key}'", rule=f"freeform.{kind}", field=key)
+        if player != state.next:
+            raise IllegalOrder(f"it is {state.next}'s step, not {player}'s", rule="freeform.order")
+        getattr(self, f"_order_{kind}")(state, player, order)
+        return state
+
+    def _order_roll(self, state: FreeformState, player: str, order: dict) -> None:
+        for key in ("dice", "purpose", "table"):
+            if key in order and not isinstance(order[key], str):
+                raise IllegalOrder("must be text", rule="freeform.roll", field=key)
+        try:
+            notation.parse(order["dice"])
+        except notation.NotationError as exc:
+            raise IllegalOrder(str(exc), rule="freeform.roll", field="dice") from None
+        table = order.get("table")
+        if table is not None and table not in state.setup.tables:
+            known = ", ".join(sorted(state.setup.tables)) or "none"
+            raise IllegalOrder(
+                f"the charter has no table {table!r} (it has: {known})", rule="freeform.table", field="table"
+            )
+        state.pending_roll = {"player": player, "dice": order["dice"], "purpose": order["purpose"]}
+        if table is not None:
+            state.pending_roll["table"] = table
+
+    def _order_note(self, state: FreeformState, player: str, order: dict) -> None:
+        if not isinstance(order["text"], str) or not order["text"].strip():
+            raise IllegalOrder("a note needs text", rule="freeform.note", field="text")
+
+    def _order_set(self, state: FreeformState, player: str, order: dict) -> None:
+        counter = order["counter"]
+        if not isinstance(counter, str) or not counter:
+            raise IllegalOrder("must name a counter", rule="freeform.set", field="counter")
+        if ("value" in order) == ("add" in order):
+            raise IllegalOrder("give either 'value' or 'add'", rule="freeform.set", field="value")
+        amount = order.get("value", order.get("add"))
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise IllegalOrder("must be a whole number", rule="freeform.set",
+                               field="value" if "value" in order else "add")
+        if "value" in order:
+            state.counters[counter] = amount
+        else:
+            state.counters[counter] = state.counters.get(counter, 0) + amount
+
+    def _order_pass(self, state: FreeformState, player: str, order: dict) -> None:
+        self._advance(state)
+
+    def _order_end(self, state: FreeformState, player: str, order: dict) -> None:
+        if not isinstance(order["result"], str) or not order["result"].strip():
+            raise IllegalOrder("give the result as text", rule="freeform.end", field="result")
+        state.result = order["result"]
+
+    def _advance(self, state: FreeformState) -> None:
+        players = state.setup.players
+        position = players.index(state.next)
+        for step in range(1, len(players) + 1):
+            candidate = players[(position + step) % len(players)]
+            if (position + step) % len(players) == 0:
+                state.turn += 1
+            if candidate not in state.resigned:
+                state.next = candidate
+                return
+
+    def resolve(self, state: FreeformState, dice, private) -> FreeformState:
+        roll = state.pending_roll
+        terms = notation.parse(roll["dice"])
+        faces, total = notation.roll(terms, dice, roll["purpose"], "freeform.roll")
+        record = {"player": roll["player"], "dice": roll["dice"], "purpose": roll["purpose"],
+                  "faces": faces, "total": total, "turn": state.turn}
+        if "table" in roll:
+            record["table"] = roll["table"]
+            found = tables.look_up(state.setup.tables[roll["table"]], total)
+            record["outcome"] = found if found is not None else "(no row for this total)"
+        state.last_roll = record
+        state.pending_roll = None
+        self._advance(state)
+        return state
+
+    def resign(self, state: FreeformState, player: str) -> FreeformState:
+        if player in state.resigned or player not in state.setup.players:
+            return state
+        state.resigned.append(player)
+        remaining = state.active
+        if len(remaining) == 1:
+            state.result = f"{remaining[0]} wins: {player} resigned"
+        elif not remaining:
+            state.result = "abandoned: every player resigned"
+        elif state.next == player and state.pending_roll is None:
+            self._advance(state)
+        return state
+
+    def legal(self, state: FreeformState, player: str) -> list[OrderHint]:
+        if self.pending(state) != Decision((player,)):
+            return []
+        table_names = ", ".join(sorted(state.setup.tables)) or "none in this charter"
+        return [
+            OrderHint("roll", 'dice="2d6+1" purpose="…" [table="…"]',
+                      f"roll dice, ends your step (tables: {table_names})", "freeform.roll"),
+            OrderHint("note", 'text="…"', "a remark kept in the log", "freeform.note"),
+            OrderHint("set", 'counter="vp" value=3 | add=-1', "set or change an agreed counter", "freeform.set"),
+            OrderHint("pass", "", "end your step", "freeform.order"),
+            OrderHint("end", 'result="…"', "end the game with its result", "freeform.end"),
+        ]
+
+    def summary(self, order: dict) -> str:
+        kind = order.get("kind")
+        if kind == "roll":
+            table = f" on {order['table']}" if order.get("table") else ""
+            return f"roll {order.get('dice')} for {order.get('purpose')!r}{table}"
+        if kind == "note":
+            return f"note: {order.get('text')}"
+        if kind == "set":
+            if "add" in order:
+                return f"{order.get('counter')} {order['add']:+d}"
+            return f"{order.get('counter')} = {order.get('value')}"
+        if kind == "end":
+            return f"end: {order.get('result')}"
+        return str(kind)
+
+    def dump(self, state: FreeformState) -> dict:
+        return {
+            "turn": state.turn,
+            "next": state.next,
+            "counters": dict(sorted(state.counters.items())),
+            "last_roll": state.last_roll,
+            "pending_roll": state.pending_roll,
+            "result": state.result,
+            "resigned": list(state.resigned),
+        }
+
+    def load(self, data: dict, setup: Setup) -> FreeformState:
+        return FreeformState(
+            setup=setup, turn=data["turn"], next=data["next"], counters=dict(data["counters"]),
+            last_roll=data["last_roll"], pending_roll=data["pending_roll"], result=data["result"],
+            resigned=list(data["resigned"]),
+        )
+
+    def views(self, state: FreeformState) -> dict:
+        from . import views
+
+        return {"state": lambda: views.state_view(self, state), "tables": lambda: views.tables_view(state)}
+
+
+ruleset = Freeform()

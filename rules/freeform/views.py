@@ -1,0 +1,65 @@
+"""Terminal views of a freeform game (rich renderables)."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from ..common import tables
+
+
+def state_view(ruleset, state):
+    info = Table.grid(padding=(0, 2))
+    info.add_column(style="bold")
+    info.add_column()
+    info.add_row("Turn", str(state.turn))
+    if state.result is not None:
+        info.add_row("Result", Text(state.result, style="bold green"))
+    elif state.pending_roll:
+        roll = state.pending_roll
+        info.add_row("Rolling", f"{roll['dice']} for {roll['player']}: {roll['purpose']}")
+    else:
+        info.add_row("Step", state.next)
+    if state.resigned:
+        info.add_row("Resigned", ", ".join(state.resigned))
+    parts = [info]
+    if state.counters:
+        counters = Table(title="Counters", title_justify="left")
+        counters.add_column("counter")
+        counters.add_column("value", justify="right")
+        for name, value in sorted(state.counters.items()):
+            counters.add_row(name, str(value))
+        parts.append(counters)
+    if state.last_roll:
+        roll = state.last_roll
+        line = Text.assemble(
+            ("Last roll: ", "bold"), f"{roll['player']} rolled {roll['dice']} for {roll['purpose']!r}: ",
+            (" ".join(map(str, roll["faces"])), "cyan"), f" = ", (str(roll["total"]), "bold cyan"),
+        )
+        if "outcome" in roll:
+            line.append(f"  → {roll['table']}: {roll['outcome']}", style="magenta")
+        parts.append(line)
+    return Group(*parts)
+
+
+def tables_view(state):
+    if not state.setup.tables:
+        return Text("This charter has no tables.")
+    parts = []
+    for name, table in sorted(state.setup.tables.items()):
+        grid = Table(title=name, title_justify="left")
+        grid.add_column("roll", justify="right")
+        grid.add_column("result")
+        for low, high, result in tables.ranges(table):
+            if low == high:
+                label = str(low)
+            elif high >= 2**63:
+                label = f"{low}+"
+            elif low <= -(2**63):
+                label = f"{high} or less"
+            else:
+                label = f"{low}-{high}"
+            grid.add_row(label, result)
+        parts.append(grid)
+    return Group(*parts)
