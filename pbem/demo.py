@@ -19,7 +19,6 @@ from .game import Game, join, read_messages, status
 
 PLAYERS = (("alice", ("allies",)), ("bob", ("central",)), ("carol", ("neutrals",)))
 TABLES = {"morale": {"rule": "house 4.2: morale check", "2-6": "the line breaks", "7-12": "the line holds"}}
-TEST_KEY_WARNING = "# TEST-ONLY KEY made by 'pbem demo'. Never use it for a real game.\n"
 
 # (player, orders): each roll is revealed by the two others before the next move.
 SCRIPT = [
@@ -52,8 +51,7 @@ def run(which: str = "freeform", keep: Path | None = None):
         for name, _ in PLAYERS:
             home = root / name / "home"
             key_path = home / "id_ed25519"
-            signers[name] = keys.generate(key_path, None, f"{name}@demo.invalid (TEST-ONLY)")
-            key_path.write_text(TEST_KEY_WARNING + key_path.read_text())
+            signers[name] = keys.generate(key_path, None, f"{name}@demo.invalid TEST-ONLY-KEY")
         charter = Charter.create(
             game="demo-freeform", ruleset="freeform", version=_version(), scenario="default", dice="all",
             reveal_hours=24, move_hours=48, options={}, tables=TABLES,

@@ -128,7 +128,11 @@ def roll_view(explained: dict):
 
 def export(renderables: list, fmt: str, width: int = 110) -> str:
     """Render to text, HTML or SVG for mailing (rich's recording console)."""
-    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=True)
+    from rich.theme import Theme
+
+    from .console import THEME
+
+    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=True, theme=Theme(THEME))
     for renderable in renderables:
         console.print(renderable)
     if fmt == "html":

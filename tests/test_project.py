@@ -1,0 +1,66 @@
+"""The project as a player installs it: the wheel, the bundled example, the demo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from pbem import ruleset
+from pbem.game import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "freeform-3p" / "game"
+
+
+def pbem(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+
+
+def test_rules_install_as_pbem_rules_in_this_install():
+    freeform = ruleset.load("freeform")
+    assert type(freeform).__module__ == "pbem.rules.freeform"
+    assert freeform.version == "1"
+    assert "freeform" in ruleset.available()
+
+
+def test_wheel_carries_the_rules_package_and_its_data(tmp_path):
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    wheel = next(tmp_path.glob("pbem-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "pbem/rules/freeform/__init__.py" in names
+    assert "pbem/rules/freeform/data/freeform.toml" in names
+    assert "pbem/rules/common/notation.py" in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "freeform = pbem.rules.freeform:ruleset" in text and "pbem = pbem.cli:main" in text
+
+
+def test_bundled_example_verifies(tmp_path):
+    result = pbem("verify", "--game", str(EXAMPLE), "--json")
+    assert result.returncode == 0, result.stderr
+    assert '"entries": 5' in result.stdout
+    engine = Game(EXAMPLE).replay(keep_rolls=True)
+    assert engine.head_seq == 5 and len(engine.rolls) == 3
+    assert engine.ruleset.dump(engine.state)["result"] == "draw agreed after the barrage"
+
+
+def test_demo_plays_and_verifies_a_three_player_game():
+    result = pbem("demo")
+    assert result.returncode == 0, result.stderr
+    assert "verified in all three directories" in result.stdout
+    assert "Game over: draw agreed after the barrage" in result.stdout
+
+
+def test_help_teaches_every_command():
+    result = pbem("--help")
+    assert result.returncode == 0
+    for command in ("key", "new", "join", "move", "apply", "status", "show", "log", "verify", "resign",
+                    "report", "rules", "demo"):
+        assert command in result.stdout
