@@ -128,7 +128,7 @@ class FileSigner:
                     raise UsageError(f"key {path} needs its passphrase", field="--key") from None
                 password = secret.encode()
             except ValueError as exc:
-                if password is not None and "password" in str(exc).lower() or "decrypt" in str(exc).lower():
+                if password is not None:
                     raise UsageError(f"wrong passphrase for key {path}", field="--key") from None
                 raise UsageError(f"{path} is not an OpenSSH private key ({exc})", field="--key") from None
         if not isinstance(key, Ed25519PrivateKey):

@@ -42,14 +42,19 @@ KINDS: dict[str, list[tuple[str, str]]] = {
 }
 
 
+def split_signature(text: str) -> tuple[str, str | None]:
+    """The text before the signature line, and the armor from that line on (None if unsigned)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    for index, line in enumerate(lines):
+        if line.rstrip(" \t") == SIGNATURE_BEGIN:
+            return "\n".join(lines[:index]) + "\n", "\n".join(lines[index:])
+    return text.replace("\r\n", "\n"), None
+
+
 def normalise(text: str) -> bytes:
     """§3: the text before the signature line, CRLF as LF, no trailing spaces or tabs on a line."""
-    text = text.replace("\r\n", "\n")
-    head, sep, _ = text.partition(SIGNATURE_BEGIN + "\n")
-    if not sep and text.endswith(SIGNATURE_BEGIN):
-        head = text[: -len(SIGNATURE_BEGIN)]
-    lines = head.split("\n")
-    return "\n".join(line.rstrip(" \t") for line in lines).encode()
+    head, _ = split_signature(text)
+    return "\n".join(line.rstrip(" \t") for line in head.split("\n")).encode()
 
 
 @dataclass
@@ -177,7 +182,7 @@ def parse_fields(body: bytes, context: dict | None = None) -> dict:
         raise UnreadableInput("this is a charter (game.toml), not a message: use 'pbem join'", **context)
     if kind not in KINDS:
         raise UnreadableInput(f"unknown message type {kind!r}", field="type", **context)
-    if isinstance(data.get("seq"), int):
+    if isinstance(data.get("seq"), int) and not isinstance(data["seq"], bool):
         context.setdefault("seq", data["seq"])
     spec = HEADER + KINDS[kind]
     known = {name.rstrip("?") for name, _ in spec}
@@ -202,15 +207,15 @@ def parse(text: str | bytes) -> Message:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise UnreadableInput("message is not UTF-8") from None
-    text = text.replace("\r\n", "\n")
+    if len(text.encode()) > MAX_BYTES + 1024:  # the body is checked exactly below; this bounds the armor
+        raise UnreadableInput(f"message is {len(text.encode())} bytes, over the 64 KiB limit")
     body = normalise(text)
-    begin = text.find(SIGNATURE_BEGIN)
+    _, armor = split_signature(text)
     fields = parse_fields(body)
     context = {"kind": fields["type"], "entry": hashlib.sha256(body).hexdigest(), "seq": fields.get("seq"),
                "player": fields["player"]}
-    if begin < 0:
+    if armor is None:
         raise BadSignature("message is not signed (no SSH SIGNATURE block)", field="signature", **context)
-    armor = text[begin:]
     if sshsig.END not in armor:
         raise UnreadableInput("truncated: the signature block has no END line", field="signature", **context)
     try:
@@ -292,20 +297,20 @@ def _scalar(value) -> str:
     raise TypeError(f"cannot emit {type(value).__name__}")
 
 
-def _long_string(key: str, value: str) -> list[str]:
+def _long_string(prefix: str, value: str, suffix: str = "") -> list[str]:
     """A string too long for one line, split with TOML's line-ending backslash."""
     tokens = _escape(value)
-    lines = [f'{key} = """\\']
+    lines = [f'{prefix}"""\\']
     current = ""
     for token in tokens:
         if len(current) + len(token) > MAX_COLUMNS - 8 and current:
             lines.append(current + "\\")
             current = ""
-        if not current and token in (" ", "\t"):
+        if not current and token == " ":
             # A continuation line must not start with white space: the backslash would eat it.
-            token = f"\\u{ord(token):04x}"
+            token = "\\u0020"
         current += token
-    lines.append(current + '"""')
+    lines.append(current + '"""' + suffix)
     return lines
 
 
@@ -314,11 +319,18 @@ def _key_value(key: str, value) -> list[str]:
         inline = f"{key} = [" + ", ".join(_scalar(v) for v in value) + "]"
         if len(inline) <= MAX_COLUMNS:
             return [inline]
-        return [f"{key} = ["] + [f"  {_scalar(v)}," for v in value] + ["]"]
+        lines = [f"{key} = ["]
+        for item in value:
+            line = f"  {_scalar(item)},"
+            if len(line) <= MAX_COLUMNS or not isinstance(item, str):
+                lines.append(line)
+            else:
+                lines.extend(_long_string("  ", item, ","))
+        return lines + ["]"]
     line = f"{key} = {_scalar(value)}"
     if len(line) <= MAX_COLUMNS or not isinstance(value, str):
         return [line]
-    return _long_string(key, value)
+    return _long_string(f"{key} = ", value)
 
 
 def emit_body(fields: dict) -> bytes:
