@@ -50,8 +50,8 @@ class PbemError(Exception):
 
     def __str__(self) -> str:
         where = self.where()
-        text = " ".join(self.message.split())  # one line, always
-        return f"{where}: {text}" if where else text
+        text = f"{where}: {self.message}" if where else self.message
+        return " ".join(text.split())  # one line, always: names taken from input may hold newlines
 
     def locate(self, **context) -> "PbemError":
         """Fill in context the raiser did not know (the caller knows the entry, say)."""

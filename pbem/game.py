@@ -19,7 +19,7 @@ import tomli_w
 from . import chain, ruleset as rulesets
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
-from .errors import ChainBroken, Held, PbemError, UnreadableInput, UsageError
+from .errors import BadSignature, ChainBroken, Held, PbemError, UnreadableInput, UsageError
 from .keys import FileSigner, Signer, app_dir
 from .log import GameDir, atomic_write
 from .message import Message, emit_body, parse_fields, sign
@@ -338,16 +338,25 @@ class Game:
             raise UsageError(f"belongs to game {message.game!r}, not {self.charter.game!r}",
                              field="game", **context)
         kind = message.type
+        # The signature first: only a message its author really signed can be a fork or equivocation.
+        member = self.charter.member(message.player)
+        if member is None:
+            raise BadSignature("signer is not in the charter's roster", field="player", **context)
+        message.verify(member.pubkey.raw)
         if kind == "move":
             seq = message.fields["seq"]
+            if seq < 1:
+                raise UnreadableInput("a chain entry's seq starts at 1", field="seq", **context)
             if seq <= work.head_seq:
                 stored = self._stored_at(self.dir.entry_path(seq), staged)
-                if stored is not None and stored.id == message.id:
+                if stored is None:
+                    raise ChainBroken(f"this log lacks its own entry for seq {seq}: run 'pbem verify'",
+                                      field="seq", **context)
+                if stored.id == message.id:
                     return "duplicate", []
-                other = stored.id if stored else "?"
                 raise ChainBroken(
-                    f"fork: seq {seq} already holds {other[:12]} by {stored.player if stored else '?'}",
-                    field="seq", proof=(other, message.id), **context,
+                    f"fork: seq {seq} already holds {stored.id[:12]} by {stored.player}",
+                    field="seq", proof=(stored.id, message.id), **context,
                 )
             _, rolls = work.apply_entry(message, self.fetcher(seq - 1, staged_by_id))
             staged[self.dir.entry_path(seq)] = message

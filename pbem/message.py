@@ -174,6 +174,8 @@ def parse_fields(body: bytes, context: dict | None = None) -> dict:
     except tomllib.TOMLDecodeError as exc:
         raise UnreadableInput(f"malformed TOML: {exc}", **context) from None
     kind = data.get("type")
+    if isinstance(data.get("seq"), int) and not isinstance(data["seq"], bool):
+        context.setdefault("seq", data["seq"])
     if isinstance(data.get("player"), str):
         context.setdefault("player", data["player"])
     if isinstance(kind, str):
@@ -182,8 +184,6 @@ def parse_fields(body: bytes, context: dict | None = None) -> dict:
         raise UnreadableInput("this is a charter (game.toml), not a message: use 'pbem join'", **context)
     if kind not in KINDS:
         raise UnreadableInput(f"unknown message type {kind!r}", field="type", **context)
-    if isinstance(data.get("seq"), int) and not isinstance(data["seq"], bool):
-        context.setdefault("seq", data["seq"])
     spec = HEADER + KINDS[kind]
     known = {name.rstrip("?") for name, _ in spec}
     for key in data:
@@ -211,7 +211,7 @@ def parse(text: str | bytes) -> Message:
         raise UnreadableInput(f"message is {len(text.encode())} bytes, over the 64 KiB limit")
     body = normalise(text)
     _, armor = split_signature(text)
-    fields = parse_fields(body)
+    fields = parse_fields(body, {"entry": hashlib.sha256(body).hexdigest()})
     context = {"kind": fields["type"], "entry": hashlib.sha256(body).hexdigest(), "seq": fields.get("seq"),
                "player": fields["player"]}
     if armor is None:

@@ -1,0 +1,463 @@
+#!/usr/bin/env python
+"""Benchmark: verify a long freeform log, cold-start the CLI, apply a move to a long game.
+
+Budgets from the design:
+
+* `pbem verify` within 2x of the bare cost of its messages (read + parse + sha256 id + Ed25519
+  check of every entry, reveal and join);
+* `pbem status` cold start close to `python -c "import typer, rich"`;
+* `pbem apply` of one move independent of the log's length (state.toml caches the head).
+
+The log is built fast by driving one pbem.engine.Engine directly and writing the files with the
+layout of pbem/log.py; only the verifying player's join goes through pbem.game.join. The script
+reports and never asserts: it always exits 0.
+
+    python bench/verify_log.py                  # 10,000 entries
+    python bench/verify_log.py --entries 300    # a few seconds
+    python bench/verify_log.py --profile        # also cProfile one replay
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime as dt
+import hashlib
+import io
+import os
+import pstats
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pbem import chain, message as messages
+from pbem import ruleset as rulesets
+from pbem.charter import Charter, Member
+from pbem.engine import Engine
+from pbem.game import Game, join
+from pbem.keys import FileSigner
+from pbem.log import GameDir
+from pbem.message import Message, emit_body, parse_fields, sign
+
+PLAYERS = (("alice", ("allies",)), ("bob", ("central",)), ("carol", ("neutrals",)))
+VERIFIER = "alice"  # the player whose directory holds the log
+ROLL_EVERY = 10
+BUDGET_VERIFY = 2.0
+L = chain.CHAIN_LENGTH
+START = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+
+# --------------------------------------------------------------------------- building the log
+
+def _seed(signer: FileSigner, kind: str, digest: str) -> bytes:
+    """What SeedStore.derive computes for one kind (without the twice-and-compare and the file)."""
+    return chain.sha256(signer.sign(chain.seed_text(kind, digest), chain.SEED_NAMESPACES[kind]))
+
+
+def _chain_list(c0: bytes) -> list[bytes]:
+    """values[k] = c_k = SHA256^k(c0), k = 0..L; the reveal for seq s is values[L - s]."""
+    values = [c0]
+    sha = hashlib.sha256
+    value = c0
+    for _ in range(L):
+        value = sha(value).digest()
+        values.append(value)
+    return values
+
+
+def _orders(seq: int) -> list[dict]:
+    counter = f"vp_{'abc'[seq % 3]}"
+    if seq % ROLL_EVERY == 0:
+        return [{"kind": "set", "counter": counter, "add": 1},
+                {"kind": "roll", "dice": "2d6", "purpose": f"bench roll at seq {seq}"}]
+    if seq % 2:
+        return [{"kind": "note", "text": f"entry {seq}: the guns open up along the ridge."}, {"kind": "pass"}]
+    return [{"kind": "set", "counter": counter, "value": seq % 97}, {"kind": "pass"}]
+
+
+def build(root: Path, entries: int) -> dict:
+    """A game directory at root/game holding `entries` chain entries; returns what the bench needs."""
+    started = time.perf_counter()
+    ruleset = rulesets.load("freeform")
+    signers = {name: FileSigner.from_seed(bytes([i]) * 32, name) for i, (name, _) in enumerate(PLAYERS, 1)}
+    charter = Charter.create(
+        game="bench-log", ruleset="freeform", version=ruleset.version, scenario="default", dice="all",
+        reveal_hours=24, move_hours=48, options={}, tables={},
+        players=[Member(name, sides, signers[name].public, "player") for name, sides in PLAYERS],
+    )
+    root.mkdir(parents=True, exist_ok=True)
+    charter_path = root / "game.toml"
+    charter_path.write_text(charter.text)
+    home = root / "home"
+    game_root = root / "game"
+
+    # Chain seeds (SeedStore.derive semantics) and each chain computed once.
+    chains = {name: _chain_list(_seed(signers[name], "chain", charter.digest)) for name, _ in PLAYERS}
+
+    # The verifier joins through the library; the others' joins are signed exactly as game.join does.
+    game, own_join = join(charter_path, game_root, signers[VERIFIER], home=home / VERIFIER)
+    if own_join.fields["anchor"] != chains[VERIFIER][L].hex():
+        raise RuntimeError("bench bug: the chain seed derived here does not match the join's anchor")
+    others = []
+    for name, _ in PLAYERS:
+        if name == VERIFIER:
+            continue
+        hidden = _seed(signers[name], "hidden", charter.digest)
+        others.append(sign({
+            "pbem": 1, "type": "join", "game": charter.game, "player": name, "charter": charter.digest,
+            "anchor": chains[name][L].hex(), "hcommit": chain.anchor(hidden).hex(),
+            "chain_length": chain.CHAIN_LENGTH,
+        }, signers[name]))
+    game.accept(others)  # writes side/join-P.toml after checking them
+    game_dir = GameDir(game_root)
+    joins = sorted([own_join, *others], key=lambda m: charter.position(m.player))
+    setup_time = time.perf_counter() - started
+
+    engine = Engine(charter, ruleset)
+    for message in joins:
+        engine.accept_join(message)
+    (game_root / "entries").mkdir(exist_ok=True)
+    order = [name for name, _ in PLAYERS]
+    reveals: dict[str, Message] = {}  # reveals for the open roll point
+    n_reveals = 0
+    for seq in range(1, entries + 1):
+        author = order[(seq - 1) % len(order)]  # every entry ends its author's step
+        uses = sorted(reveals.values(), key=engine._use_order)
+        by_id = {m.id: m for m in uses}
+        fields = {
+            "pbem": 1, "type": "move", "game": charter.game, "player": author, "seq": seq,
+            "prev": engine.head_id, "time": START + dt.timedelta(minutes=seq),
+            "salt": hashlib.sha256(b"bench salt %d" % seq).hexdigest(), "state": "0" * 64,
+        }
+        if uses:
+            fields["uses"] = [m.id for m in uses]
+        fields["orders"] = _orders(seq)
+        # As Game.draft: apply an unsigned trial on a clone to learn the state hash, then sign.
+        body = emit_body(fields)
+        trial = Message(body, b"", parse_fields(body, {"player": author}))
+        computed, _ = engine.clone().apply_entry(trial, by_id.get, check_state=False, check_signature=False)
+        fields["state"] = computed
+        entry = sign(fields, signers[author])
+        engine.apply_entry(entry, by_id.get, check_signature=False)  # checks the state hash
+        game_dir.entry_path(seq).write_bytes(entry.stored())
+        reveals = {}
+        roll = engine.roll
+        if roll is not None and roll.seq == seq:
+            for witness in roll.witnesses:
+                reveal = sign({"pbem": 1, "type": "reveal", "game": charter.game, "player": witness,
+                               "for": roll.entry, "seq": seq, "value": chains[witness][L - seq].hex()},
+                              signers[witness])
+                game_dir.reveal_path(witness, seq).write_bytes(reveal.stored())
+                reveals[witness] = reveal
+                n_reveals += 1
+    return {
+        "root": game_root, "signers": signers, "charter": charter, "head": engine.head_id,
+        "entries": entries, "reveals": n_reveals, "joins": len(joins),
+        "setup_time": setup_time, "time": time.perf_counter() - started,
+    }
+
+
+# --------------------------------------------------------------------------- measuring
+#
+# Other processes may share the CPUs, so every timing is taken as wall time and as CPU time
+# (process_time in process, getrusage(RUSAGE_CHILDREN) for subprocesses), and the runs whose ratio
+# matters are interleaved so both sides see the same load.
+
+class Series:
+    """Repeated timings of one thing: wall and CPU seconds."""
+
+    def __init__(self) -> None:
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+
+    def add(self, wall: float, cpu: float) -> None:
+        self.wall.append(wall)
+        self.cpu.append(cpu)
+
+    def best(self) -> tuple[float, float]:
+        return min(self.wall), min(self.cpu)
+
+    def median(self) -> tuple[float, float]:
+        return statistics.median(self.wall), statistics.median(self.cpu)
+
+
+def timed(series: Series, fn):
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    series.add(time.perf_counter() - wall, time.process_time() - cpu)
+    return result
+
+
+def best_of(repeat: int, fn) -> tuple[tuple[float, float], object]:
+    series, result = Series(), None
+    for _ in range(repeat):
+        result = timed(series, fn)
+    return series.best(), result
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(series: Series, cmd: list[str], env: dict, failures: list[str], expect: str = "") -> str:
+    """Run a subprocess, adding its wall and CPU time to `series`; failures are noted, not raised."""
+    cpu, wall = _children_cpu(), time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    series.add(time.perf_counter() - wall, _children_cpu() - cpu)
+    if done.returncode != 0 or expect not in done.stdout:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+        failures.append(f"{' '.join(Path(c).name for c in cmd[1:3])} {' '.join(cmd[3:])}: "
+                        f"exit {done.returncode}: {tail}")
+    return done.stdout
+
+
+def message_files(root: Path) -> list[Path]:
+    return sorted((root / "entries").glob("*.toml")) + sorted((root / "side").glob("*.toml"))
+
+
+def bare_components(files: list[Path], public: dict[str, bytes], repeat: int) -> dict:
+    """The bare cost split up: reading, parsing (TOML + normalise + dearmor + id), Ed25519 checks."""
+    def read_all():
+        return [p.read_bytes() for p in files]
+
+    raw = read_all()
+    parsed = [messages.parse(data) for data in raw]
+    return {
+        "read": best_of(repeat, read_all)[0],
+        "parse": best_of(repeat, lambda: [messages.parse(data) for data in raw])[0],
+        "sigcheck": best_of(repeat, lambda: [m.verify(public[m.player]) for m in parsed])[0],
+    }
+
+
+def bare_all(files: list[Path], public: dict[str, bytes]) -> int:
+    """The bare cost of a log: read, parse, sha256 id and signature check of every message."""
+    for path in files:
+        message = messages.parse(path.read_bytes())  # its sha256 id is computed here (Message.id)
+        message.verify(public[message.player])
+    return len(files)
+
+
+def pbem_command() -> list[str]:
+    """The installed console script run by this interpreter (not a pyenv shim in front of it)."""
+    script = Path(sys.executable).parent / "pbem"
+    if not script.exists():
+        found = shutil.which("pbem")
+        script = Path(found) if found else None
+    if script is not None and b"python" in script.read_bytes()[:200].split(b"\n")[0]:
+        return [sys.executable, str(script)]
+    return [sys.executable, "-c", "import sys; from pbem.cli import main; sys.argv[0] = 'pbem'; main()"]
+
+
+class ApplyCase:
+    """One game ready for `pbem apply` of the next move: drafted after warming state.toml, undoable."""
+
+    def __init__(self, info: dict) -> None:
+        self.info = info
+        self.root = info["root"]
+        Game(self.root).engine()  # replays and writes state.toml if it is not there yet
+        game = Game(self.root)
+        current, _ = game.current()
+        self.player = current.pending().players[0]
+        self.move = game.draft(self.player, [{"kind": "note", "text": "bench: one more move"}, {"kind": "pass"}],
+                               info["signers"][self.player])
+        self.path = self.root.parent / f"move-{self.move.seq:06d}.toml"
+        self.path.write_bytes(self.move.stored())
+        self.cache = self.root / "state.toml"
+        self.cached = self.cache.read_bytes()
+        self.entry = GameDir(self.root).entry_path(self.move.seq)
+        self.cli, self.library = Series(), Series()
+
+    def undo(self) -> None:
+        self.entry.unlink(missing_ok=True)
+        self.cache.write_bytes(self.cached)
+
+    def run_cli(self, pbem: list[str], env: dict, failures: list[str]) -> None:
+        run(self.cli, [*pbem, "apply", str(self.path), "--game", str(self.root)], env, failures)
+        if not self.entry.exists():
+            failures.append(f"pbem apply on {self.info['entries']} entries stored no entry {self.move.seq}")
+        self.undo()
+
+    def run_library(self, failures: list[str]) -> None:
+        report = timed(self.library, lambda: Game(self.root).accept([self.move]))
+        if [o.status for o in report.outcomes] != ["applied"]:
+            failures.append(f"Game.accept on {self.info['entries']} entries: {report.outcomes}")
+        self.undo()
+
+
+def profile_replay(root: Path, top: int) -> str:
+    profiler = cProfile.Profile()
+    profiler.enable()
+    Game(root).replay(keep_rolls=True)
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- main
+
+def fmt(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms" if seconds < 10 else f"{seconds:8.2f} s "
+
+
+def ratio(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    return a[0] / b[0], a[1] / b[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--entries", type=int, default=10000, help="chain entries in the log (default 10000)")
+    parser.add_argument("--small", type=int, default=100, help="entries of the small game for the apply test")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="best-of count for replay, bare cost and CLI verify (default 3; 1 under 1000 entries)")
+    parser.add_argument("--runs", type=int, default=None,
+                        help="median-of count for CLI start-up and apply (default 5; 1 under 1000 entries)")
+    parser.add_argument("--profile", action="store_true", help="cProfile one replay and print the hot spots")
+    parser.add_argument("--keep", type=Path, default=None, help="build in this (new) directory and keep it")
+    args = parser.parse_args(argv)
+    if not 1 <= args.entries < L or not 1 <= args.small < L:
+        print(f"--entries and --small must be in 1..{L - 1}")
+        return 0
+    quick = args.entries < 1000  # a smoke run: one of each subprocess, so it takes seconds
+    args.repeat = max(1, args.repeat or (1 if quick else 3))
+    args.runs = max(1, args.runs or (1 if quick else 5))
+
+    if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
+        print(f"--keep {args.keep}: the directory is not empty; give a new one")
+        return 0
+    tmp = Path(tempfile.mkdtemp(prefix="pbem-bench-")) if args.keep is None else args.keep
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PBEM_HOME=str(tmp / "pbem-home"), COLUMNS="100")
+    os.environ["PBEM_HOME"] = env["PBEM_HOME"]  # nothing below may touch the user's own pbem dir
+    rows: list[tuple[str, str, str, str]] = []
+    failures: list[str] = []
+
+    def row(name: str, times: tuple[float, float] | None, note: str = "") -> None:
+        rows.append((name, fmt(times[0]) if times else "", fmt(times[1]) if times else "", note))
+
+    def row_ratio(name: str, value: tuple[float, float], note: str = "") -> None:
+        rows.append((name, f"{value[0]:8.2f} x ", f"{value[1]:8.2f} x ", note))
+
+    try:
+        # 1. build
+        print(f"building a {args.entries}-entry freeform log in {tmp / 'big'} …", flush=True)
+        big = build(tmp / "big", args.entries)
+        root = big["root"]
+        files = message_files(root)
+        print(f"  built {big['entries']} entries, {big['reveals']} reveals, {big['joins']} joins "
+              f"in {big['time']:.2f} s (of which keys, chains and joins {big['setup_time']:.2f} s)", flush=True)
+        rows.append(("build the log", fmt(big["time"]), "", f"{len(files)} message files"))
+
+        # 2. verify against the bare cost of its messages: interleaved, best of `repeat`
+        public = {m.id: m.pubkey.raw for m in big["charter"].players}
+        pbem = pbem_command()
+        parts = bare_components(files, public, args.repeat)
+        bare, replay, cli_verify = Series(), Series(), Series()
+        engine = None
+        for _ in range(args.repeat):
+            timed(bare, lambda: bare_all(files, public))
+            engine = timed(replay, lambda: Game(root).replay(keep_rolls=True))
+            run(cli_verify, [*pbem, "verify", "--game", str(root)], env, failures, expect="Verified")
+        if engine.head_id != big["head"] or engine.head_seq != args.entries:
+            failures.append(f"replay ended at seq {engine.head_seq}, not at the head the build signed")
+        print("  measured bare cost, replay and pbem verify", flush=True)
+        per = 1e6 / len(files)
+        verify_ratio = ratio(replay.best(), bare.best())
+        cli_ratio = ratio(cli_verify.best(), bare.best())
+        row("bare: read+parse+id+sig", bare.best(), f"{bare.best()[0] * per:.0f} µs/message wall")
+        row("  of which read", parts["read"])
+        row("  of which parse", parts["parse"], "TOML + normalise + dearmor + sha256 id")
+        row("  of which Ed25519 check", parts["sigcheck"], "Message.verify")
+        row("Game.replay(keep_rolls=True)", replay.best(), f"{replay.best()[0] * per:.0f} µs/message wall")
+        row_ratio("  replay / bare", verify_ratio, f"budget {BUDGET_VERIFY:g}x")
+        row("pbem verify --game DIR", cli_verify.best(), "subprocess, start-up included")
+        row_ratio("  pbem verify / bare", cli_ratio, f"budget {BUDGET_VERIFY:g}x")
+
+        # 3. cold start, with state.toml in place as any earlier command leaves it
+        warm = Series()
+        timed(warm, lambda: Game(root).engine())
+        row("Game(dir).engine(), no cache", warm.best(), f"replays {args.entries} entries, writes state.toml")
+        floor, base, status_s, show_s = Series(), Series(), Series(), Series()
+        for _ in range(args.runs):
+            run(floor, [sys.executable, "-c", "pass"], env, failures)
+            run(base, [sys.executable, "-c", "import typer, rich"], env, failures)
+            run(status_s, [*pbem, "status", "--game", str(root)], env, failures, expect="Next step")
+            run(show_s, [*pbem, "show", "--game", str(root)], env, failures, expect="Turn")
+        print("  measured cold start", flush=True)
+        note = f"median of {args.runs}"
+        row("python -c pass", floor.median(), note)
+        row('python -c "import typer, rich"', base.median(), note)
+        row("pbem status --game DIR", status_s.median(), note)
+        row_ratio("  status / typer+rich", ratio(status_s.median(), base.median()), "budget: close to 1")
+        row("pbem show --game DIR", show_s.median(), note)
+        row_ratio("  show / typer+rich", ratio(show_s.median(), base.median()), "budget: close to 1")
+
+        # 4. apply one move to the long game and to a short one: interleaved, median of `runs`
+        small = build(tmp / "small", args.small)
+        long_case, short_case = ApplyCase(big), ApplyCase(small)
+        for _ in range(args.runs):
+            for case in (long_case, short_case):
+                case.run_cli(pbem, env, failures)
+                case.run_library(failures)
+        print("  measured apply", flush=True)
+        for case in (long_case, short_case):
+            row(f"pbem apply, {case.info['entries']} entries", case.cli.median(),
+                f"{note}; {case.player}'s move, seq {case.move.seq}")
+        apply_cli = ratio(long_case.cli.median(), short_case.cli.median())
+        row_ratio(f"  {args.entries} / {args.small} entries", apply_cli, "budget: ~1")
+        for case in (long_case, short_case):
+            row(f"Game.accept, {case.info['entries']} entries", case.library.median(), note)
+        apply_lib = ratio(long_case.library.median(), short_case.library.median())
+        row_ratio(f"  {args.entries} / {args.small} entries", apply_lib, "budget: ~1")
+
+        print()
+        width = max(len(r[0]) for r in rows)
+        print(f"{'measurement':{width}}  {'wall':>11}  {'cpu':>11}  note")
+        print(f"{'-' * width}  {'-' * 11}  {'-' * 11}  {'-' * 36}")
+        for name, wall, cpu, note in rows:
+            print(f"{name:{width}}  {wall:>11}  {cpu:>11}  {note}".rstrip())
+        print()
+
+        def verdict(value: tuple[float, float], budget: float) -> str:
+            return "within" if max(value) <= budget else "OVER" if min(value) > budget else "borderline"
+
+        print(f"verify: replay {verify_ratio[0]:.2f}x (cpu {verify_ratio[1]:.2f}x) the bare cost of its "
+              f"{len(files)} messages: {verdict(verify_ratio, BUDGET_VERIFY)} the {BUDGET_VERIFY:g}x budget; "
+              f"pbem verify {cli_ratio[0]:.2f}x (cpu {cli_ratio[1]:.2f}x) with start-up: "
+              f"{verdict(cli_ratio, BUDGET_VERIFY)}")
+        status_ratio = ratio(status_s.median(), base.median())
+        show_ratio = ratio(show_s.median(), base.median())
+        print(f"cold start: pbem status {status_ratio[0]:.2f}x (cpu {status_ratio[1]:.2f}x), pbem show "
+              f"{show_ratio[0]:.2f}x (cpu {show_ratio[1]:.2f}x) python -c \"import typer, rich\"")
+        print(f"apply: {args.entries} vs {args.small} entries {apply_cli[0]:.2f}x (cpu {apply_cli[1]:.2f}x) "
+              f"with the CLI, {apply_lib[0]:.2f}x (cpu {apply_lib[1]:.2f}x) in process")
+        if failures:
+            print("\nfailures (reported, not asserted):")
+            for line in failures:
+                print("  " + line)
+        if args.profile:
+            print("\ncProfile of Game(dir).replay(keep_rolls=True):")
+            print(profile_replay(root, 25))
+    except Exception as exc:  # a report, not a test: say what broke and still exit 0
+        import traceback
+
+        traceback.print_exc()
+        print(f"\nbenchmark aborted: {type(exc).__name__}: {exc}")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"kept {tmp}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
