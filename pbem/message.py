@@ -207,9 +207,10 @@ def parse(text: str | bytes) -> Message:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise UnreadableInput("message is not UTF-8") from None
-    if len(text.encode()) > MAX_BYTES + 1024:  # the body is checked exactly below; this bounds the armor
-        raise UnreadableInput(f"message is {len(text.encode())} bytes, over the 64 KiB limit")
     body = normalise(text)
+    if len(text.encode()) > MAX_BYTES + 1024:  # the body is checked exactly below; this bounds the armor
+        raise UnreadableInput(f"message is {len(text.encode())} bytes, over the 64 KiB limit",
+                              entry=hashlib.sha256(body).hexdigest())
     _, armor = split_signature(text)
     fields = parse_fields(body, {"entry": hashlib.sha256(body).hexdigest()})
     context = {"kind": fields["type"], "entry": hashlib.sha256(body).hexdigest(), "seq": fields.get("seq"),
@@ -258,7 +259,10 @@ def find(text: str) -> list[Message]:
             j += 1
             if line.strip() == SIGNATURE_END:
                 break
-        message = parse("\n".join(block) + "\n")
+        text_block = "\n".join(block)
+        if block and block[-1].strip() == SIGNATURE_END:
+            text_block += "\n"  # else it ran to the end of the text, which keeps its own last LF
+        message = parse(text_block)
         found.setdefault(message.id, message)
         i = j
     return list(found.values())
