@@ -663,12 +663,12 @@ def main() -> None:
     except typer.Abort:
         sys.stderr.write("aborted\n")
         sys.exit(2)
-    except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(2)
+    except Exception as exc:
+        # Command-line usage errors from typer's click (vendored or not): shown as click shows them.
+        show = getattr(exc, "show", None)
+        if callable(show) and isinstance(getattr(exc, "exit_code", None), int):
+            show()
+            sys.exit(exc.exit_code)
         raise
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -23,9 +23,9 @@ def app_dir() -> Path:
     override = os.environ.get("PBEM_HOME")
     if override:
         return Path(override)
-    import click  # typer's own dependency; imported late to keep start-up light
+    import typer  # imported late: most commands never need the app dir
 
-    return Path(click.get_app_dir("pbem"))
+    return Path(typer.get_app_dir("pbem"))
 
 
 def default_key_path() -> Path:

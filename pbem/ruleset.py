@@ -6,10 +6,14 @@ and dice, and hashes its public dump; it never looks inside the state.
 
 from __future__ import annotations
 
+import importlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from .errors import UsageError
+
+NAME_OK = re.compile(r"[a-z][a-z0-9_]{0,31}").fullmatch
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,11 @@ _loaded: dict[str, Ruleset] = {}
 def load(ruleset_id: str, version: str | None = None) -> Ruleset:
     """The ruleset a charter names; refuses another version rather than re-adjudicate (§4)."""
     key = ruleset_id.replace("-", "_")
+    if key not in _loaded and NAME_OK(key):
+        try:  # the rulesets shipped in pbem.rules load without scanning entry points
+            _loaded[key] = importlib.import_module(f"pbem.rules.{key}").ruleset
+        except ModuleNotFoundError:
+            pass
     if key not in _loaded:
         makers = available()
         if key not in makers:

@@ -7,9 +7,6 @@ import binascii
 import hashlib
 import struct
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from .errors import BadSignature
 
 MAGIC = b"SSHSIG"
@@ -137,6 +134,10 @@ def verify(blob: bytes, data: bytes, namespace: str, raw_public: bytes) -> None:
         raise BadSignature(f"signature hash {fields['hash']!r}, expected sha512", field="signature")
     if fields["reserved"]:
         raise BadSignature("signature reserved field is not empty", field="signature")
+    # Imported here: commands that only read the cached state never check a signature.
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         Ed25519PublicKey.from_public_bytes(raw_public).verify(
             fields["signature"], signed_data(data, namespace)
