@@ -301,14 +301,31 @@ def _edit_orders(game, player: str) -> list[dict]:
     for hint in hints:
         template.append(f"# {hint.kind:8} {hint.fields:40} {hint.help} ({hint.rule})")
     template.append("")
-    text = typer.edit("\n".join(template) + "\n", extension=".toml")
-    if text is None:
-        raise UsageError("editor closed without saving; nothing signed", field="--edit")
+    text = _run_editor("\n".join(template) + "\n")
     try:
         orders = tomllib.loads(text).get("orders", [])
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"the orders you wrote are not TOML: {exc}", field="--edit") from None
     return orders
+
+
+def _run_editor(template: str) -> str:
+    """Open $VISUAL or $EDITOR on a template; the text saved, unchanged text meaning 'cancel'."""
+    import subprocess
+    import tempfile
+
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "orders.toml"
+        path.write_text(template)
+        try:
+            code = subprocess.call([*shlex.split(editor), str(path)])
+        except OSError as exc:
+            raise UsageError(f"cannot run the editor {editor!r}: {exc.strerror}", field="--edit") from None
+        text = path.read_text()
+    if code != 0 or text == template:
+        raise UsageError("the editor was closed without new orders; nothing signed", field="--edit")
+    return text
 
 
 @app.command("move")

@@ -186,3 +186,22 @@ def test_resign_ends_a_two_way_race(tmp_path):
     alice.run("move")
     deliver(alice.outbox("000002-move-alice.toml"), players, alice)
     assert bob.json("status")["step"] == {"kind": "over", "result": "alice wins: carol resigned"}
+
+
+def test_orders_from_a_file_and_from_the_editor_template(tmp_path):
+    players = make_game(tmp_path)
+    alice, bob = players["alice"], players["bob"]
+    orders = tmp_path / "orders.toml"
+    orders.write_text('[[orders]]\nkind = "set"\ncounter = "vp"\nadd = 2\n\n[[orders]]\nkind = "pass"\n')
+    alice.run("move", "--file", str(orders))
+    deliver(alice.outbox("000001-move-alice.toml"), players, alice)
+    # The editor sees the legal orders as comments and writes TOML below them.
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\ngrep -q "roll" "$1" && grep -q "freeform.set" "$1" && '
+                      "printf '[[orders]]\\nkind = \"note\"\\ntext = \"from the editor\"\\n' >> \"$1\"\n")
+    editor.chmod(0o755)
+    bob.env["EDITOR"] = str(editor)
+    bob.run("move", "--edit")
+    entry = parse(bob.outbox("000002-move-bob.toml").read_bytes())
+    assert entry.orders == [{"kind": "note", "text": "from the editor"}]
+    assert bob.json("show")["counters"] == {"vp": 2}
