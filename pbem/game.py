@@ -159,14 +159,19 @@ class Game:
     def fetcher(self, seq: int, staged: dict[str, Message] | None = None):
         """Look up a side message an entry after `seq` may use: reveals for seq, resigns."""
 
+        found: dict[str, Message] | None = None
+
         def fetch(message_id: str) -> Message | None:
+            nonlocal found
             if staged and message_id in staged:
                 return staged[message_id]
-            for member in self.charter.participants:
-                reveal = self._side(self.dir.reveal_path(member.id, seq))
-                if reveal is not None and reveal.id == message_id:
-                    return reveal
-            return self._resign_messages().get(message_id)
+            if found is None:  # each reveal file of this seq is read once, on the first look-up
+                found = dict(self._resign_messages())
+                for member in self.charter.participants:
+                    reveal = self._side(self.dir.reveal_path(member.id, seq))
+                    if reveal is not None:
+                        found[reveal.id] = reveal
+            return found.get(message_id)
 
         return fetch
 

@@ -53,7 +53,10 @@ def split_signature(text: str) -> tuple[str, str | None]:
 
 def normalise(text: str) -> bytes:
     """§3: the text before the signature line, CRLF as LF, no trailing spaces or tabs on a line."""
-    head, _ = split_signature(text)
+    return _strip_lines(split_signature(text)[0])
+
+
+def _strip_lines(head: str) -> bytes:
     return "\n".join(line.rstrip(" \t") for line in head.split("\n")).encode()
 
 
@@ -207,11 +210,11 @@ def parse(text: str | bytes) -> Message:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise UnreadableInput("message is not UTF-8") from None
-    body = normalise(text)
+    head, armor = split_signature(text)
+    body = _strip_lines(head)
     if len(text.encode()) > MAX_BYTES + 1024:  # the body is checked exactly below; this bounds the armor
         raise UnreadableInput(f"message is {len(text.encode())} bytes, over the 64 KiB limit",
                               entry=hashlib.sha256(body).hexdigest())
-    _, armor = split_signature(text)
     fields = parse_fields(body, {"entry": hashlib.sha256(body).hexdigest()})
     context = {"kind": fields["type"], "entry": hashlib.sha256(body).hexdigest(), "seq": fields.get("seq"),
                "player": fields["player"]}
