@@ -363,35 +363,18 @@ def move(
 
 
 def _read_inputs(files: list[str]) -> list:
-    from . import mail
     from .game import read_messages
 
     messages = []
     for name in files:
         if name == "-":
-            raw = sys.stdin.buffer.read()
-            source = "stdin"
-        else:
-            try:
-                raw = Path(name).read_bytes()
-            except OSError as exc:
-                raise UsageError(f"cannot read {name}: {exc.strerror}", field="FILE") from None
-            source = name
-        if mail.looks_like_mail(raw):
-            texts = mail.texts(raw)
-        else:
-            try:
-                texts = [raw.decode("utf-8")]
-            except UnicodeDecodeError:
-                raise UsageError(f"{source} is not UTF-8 text", field="FILE") from None
-        found = {}
-        for text in texts:
-            if "pbem = 1" in text:
-                for message in read_messages(text, source):
-                    found.setdefault(message.id, message)
-        if not found:
-            raise UsageError(f"no pbem message found in {source}", field="FILE")
-        messages.extend(found.values())
+            messages.extend(read_messages(sys.stdin.buffer.read(), "stdin"))
+            continue
+        try:
+            raw = Path(name).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {name}: {exc.strerror}", field="FILE") from None
+        messages.extend(read_messages(raw, name))
     return messages
 
 

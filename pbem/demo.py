@@ -33,7 +33,7 @@ SCRIPT = [
 
 
 def _deliver(message_path: Path, recipients: list[Game]) -> None:
-    messages = read_messages(message_path.read_text(), str(message_path))
+    messages = read_messages(message_path.read_bytes(), str(message_path))
     for game in recipients:
         game.accept(messages)
 

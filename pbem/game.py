@@ -560,16 +560,31 @@ def join(charter_path: Path, root: Path, signer: Signer, *, as_player: str | Non
     return game, message
 
 
-def read_messages(text: str, source: str) -> list[Message]:
+def read_messages(data: str | bytes, source: str) -> list[Message]:
+    """Every message in a file, a pasted text or a saved mail (parts and attachments), once each."""
+    from . import mail
     from .message import find
 
-    try:
-        found = find(text)
-    except PbemError as exc:
-        raise exc.locate(kind=f"input {source}")
+    if isinstance(data, bytes):
+        if mail.looks_like_mail(data):
+            texts = mail.texts(data)
+        else:
+            try:
+                texts = [data.decode("utf-8")]
+            except UnicodeDecodeError:
+                raise UnreadableInput(f"{source} is not UTF-8 text", kind=f"input {source}") from None
+    else:
+        texts = [data]
+    found: dict[str, Message] = {}
+    for text in texts:
+        try:
+            for message in find(text):
+                found.setdefault(message.id, message)
+        except PbemError as exc:
+            raise exc.locate(kind=f"input {source}")
     if not found:
-        raise UnreadableInput(f"no pbem message found in {source}")
-    return found
+        raise UnreadableInput(f"no pbem message found in {source}", kind=f"input {source}")
+    return list(found.values())
 
 
 __all__ = ["Game", "Identity", "SeedStore", "join", "read_messages", "FileSigner"]

@@ -16,30 +16,35 @@ def looks_like_mail(raw: bytes) -> bool:
 
 
 def unflow(text: str, delsp: bool) -> str:
-    """Undo format=flowed (RFC 3676): a line ending in a space continues on the next."""
-    out: list[str] = []
-    joining = False
+    """Undo format=flowed (RFC 3676): a line ending in a space continues on the next line of the
+    same quote depth. Quote marks are kept, as '> ' per level, so quoted messages are still found."""
+    lines: list[list] = []  # [depth, content]
+    flowed = False
     for line in text.split("\n"):
-        if line.startswith(" "):  # space-stuffed
-            line = line[1:]
-        if joining:
-            out[-1] += line
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):  # space-stuffed, or the space after the quote marks
+            content = content[1:]
+        if flowed and lines and lines[-1][0] == depth:
+            lines[-1][1] += content
         else:
-            out.append(line)
-        joining = line.endswith(" ") and line != "-- "
-        if joining and delsp:
-            out[-1] = out[-1][:-1]
-    return "\n".join(out)
+            lines.append([depth, content])
+        flowed = content.endswith(" ") and content != "-- "
+        if flowed and delsp:
+            lines[-1][1] = lines[-1][1][:-1]
+    return "\n".join(("> " * depth) + content if depth else content for depth, content in lines)
 
 
 def texts(raw: bytes) -> list[str]:
     """Every text part and attachment of a mail, transfer encoding undone, flowed text unwrapped."""
     message = email.message_from_bytes(raw, policy=email.policy.default)
+    parts = [part for part in message.walk() if not part.is_multipart()]
+    has_plain = any(part.get_content_type() == "text/plain" for part in parts)
     found = []
-    for part in message.walk():
-        if part.is_multipart():
-            continue
+    for part in parts:
         kind = part.get_content_type()
+        if kind == "text/html" and has_plain:  # the plain alternative carries the same text
+            continue
         filename = part.get_filename() or ""
         if not (kind.startswith("text/") or filename.endswith(".toml") or kind == "application/toml"):
             continue
