@@ -1,0 +1,1 @@
+"""The Paths of Glory ruleset, Suicide of Europe variant."""

@@ -1,0 +1,524 @@
+"""Regenerate the Paths of Glory data files from the reference CSVs.
+
+    python -m pbem.rules.paths_of_glory.tools.convert REFERENCE_DIR [--out DIR] [--check]
+
+REFERENCE_DIR holds spaces.csv, edges.csv, pieces.csv and setup-1914.csv. The output (by default
+the package's data/ folder) is map.toml, units.toml and setup_1914.toml, written deterministically:
+the same CSVs always give the same bytes. --check writes nothing and exits 1 when a file differs.
+
+Facts the CSVs do not hold (the Suicide of Europe variants, the supply source groups of 14.2, the
+neutral nations) are constants below, each citing its rule. Only names and numbers are carried
+over; no rule text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+from pbem.rules.paths_of_glory.data import slug
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+
+BOX_IDS = {
+    "AP Reserve Box": "ap_reserve",
+    "CP Reserve Box": "cp_reserve",
+    "AP Eliminated Box": "ap_eliminated",
+    "CP Eliminated Box": "cp_eliminated",
+}
+
+# Names found in other editions, histories and languages, each mapped to a space id. Accents, case
+# and punctuation are ignored anyway (so "Königsberg" needs no entry); these are other spellings.
+ALIASES = {
+    "koenigsberg": "konigsberg",
+    "kaliningrad": "konigsberg",
+    "bagdhad": "baghdad",
+    "brunn": "brun",
+    "bruenn": "brun",
+    "brno": "brun",
+    "olmuetz": "olmutz",
+    "olomouc": "olmutz",
+    "krakow": "cracow",
+    "st_petersburg": "petrograd",
+    "istanbul": "constantinople",
+    "smyrna": "izmir",
+    "canakkale": "cana_kale",
+    "chanak": "cana_kale",
+    "erzurum": "erzerum",
+    "trabzon": "trebizond",
+    "lwow": "lemberg",
+    "lviv": "lemberg",
+    "ap_reserve_box": "ap_reserve",
+    "cp_reserve_box": "cp_reserve",
+}
+
+# 14.2: supply source groups. A unit may trace to the spaces of every group admitting it (by its
+# faction or nation, unless its nation is excepted); `sea` says whether the path may use ports.
+SUPPLY = [
+    ("central_powers", {"rule": "14.2.1", "factions": ["cp"],
+                        "spaces": ["essen", "breslau", "sofia", "constantinople"], "sea": True},
+     "14.2.1; sea supply only through CP ports in Germany and Russia (14.1.4.1)"),
+    ("east", {"rule": "14.2.2", "nations": ["ru", "sb", "ro"],
+              "spaces": ["petrograd", "moscow", "kharkov", "caucasus", "belgrade"], "sea": False},
+     "14.2.2: the Russian edge sources and Belgrade; no sea supply for these nations"),
+    ("salonika", {"rule": "14.2.3", "nations": ["sb"], "spaces": ["salonika"], "sea": False},
+     "14.2.3: Serbs also, while Salonika is Allied controlled"),
+    ("london", {"rule": "14.2.4", "factions": ["ap"], "except": ["ru", "sb", "ro"],
+                "spaces": ["london"], "sea": True},
+     "14.2.4: every other Allied unit, even while Britain is neutral (18.2: Dutch units too);"
+     " Allied sea supply only through ports outside Germany and Russia (14.1.4.2)"),
+    ("paris", {"rule": "14.2.4", "nations": ["fr"], "spaces": ["paris"], "sea": True},
+     "14.2.4: French units only"),
+]
+
+# Map variants: spaces added, connections added and removed, each citing its rule.
+VARIANTS = [
+    ("vesting_holland", {
+        "name": "Vesting Holland",
+        "rule": "18",
+        "comment": "18.1: Holland's two spaces and their connections",
+        "add": [
+            (["amsterdam", "nijmegen"], "18.1.1"),
+            (["amsterdam", "antwerp"], "18.1.1"),
+            (["nijmegen", "essen"], "18.1.1"),
+            (["nijmegen", "aachen"], "18.1.1"),
+            (["nijmegen", "antwerp"], "18.1.1"),
+            (["london", "amsterdam", "br_corps"], "18.1.2"),
+            (["london", "amsterdam", "ho_corps", "oneway"], "18.1.2"),
+        ],
+        "add_comment": "18.1.1: Holland's connections; 18.1.2: London-Amsterdam, by BR corps either way"
+                       " and by the HO corps only from London",
+        "spaces": [
+            ("amsterdam", {"rule": "18.1.1", "name": "Amsterdam", "map": "europe", "nation": "ho",
+                           "control": "ap", "terrain": "clear", "fort": 1, "port": "ap"},
+             "18.1.1: fort CF 1, port, no VP; 18.1.2: an Allied port"),
+            ("nijmegen", {"rule": "18.1.1", "name": "Nijmegen", "map": "europe", "nation": "ho",
+                          "control": "ap", "terrain": "clear"},
+             "18.1.1: clear, no VP"),
+        ],
+    }),
+    ("italy_19_1", {
+        "name": "Italy: no Trent-Verona connection",
+        "rule": "19.1",
+        "comment": "19.1: Trent and Verona are no longer connected (19.1.1 optionally keeps the"
+                   " connection but bars combat across it; that is a rule, not map data)",
+        "remove": [(["trent", "verona"], "19.1")],
+    }),
+    ("italy_19_1_2", {
+        "name": "Italy: Taranto-Valona for Italian corps only",
+        "rule": "19.1.2",
+        "comment": "19.1.2 (optional): only Italian corps use Taranto-Valona",
+        "remove": [(["taranto", "valona"], "19.1.2")],
+        "add": [(["taranto", "valona", "it_corps"], "19.1.2")],
+    }),
+    ("italy_19_1_3", {
+        "name": "Italy: Maggiore-Venice connection",
+        "rule": "19.1.3",
+        "comment": "19.1.3 (optional): an ordinary Maggiore-Venice connection",
+        "add": [(["maggiore", "venice"], "19.1.3")],
+    }),
+]
+
+# 18.2: the Dutch units, with the factors the rule suggests (full / reduced CF-LF-MF). The rule
+# names no replacement point type, so none is given.
+VARIANT_UNITS = [
+    ("ho_vl_army", {"variant": "vesting_holland", "rule": "18.2", "name": "VL Army",
+                    "faction": "ap", "nation": "ho", "type": "army",
+                    "cf": 2, "lf": 3, "mf": 3, "rcf": 1, "rlf": 3, "rmf": 3}),
+    ("ho_corps", {"variant": "vesting_holland", "rule": "18.2", "name": "HO Corps",
+                  "faction": "ap", "nation": "ho", "type": "corps",
+                  "cf": 1, "lf": 1, "mf": 3, "rcf": 0, "rlf": 1, "rmf": 3}),
+]
+
+# Nations neutral at the start of the 1914 game: their units and trenches are placed when they
+# enter the war (Deluxe 4.2.2; Turkey on CP Limited War, 16.1.3.1).
+NEUTRAL_1914 = ["bu", "gr", "it", "ro", "tu", "us"]
+
+# Set-up changes of the variants (setup_1914.toml).
+SETUP_VARIANTS = [
+    ("italy_19_1", "19.1: the Italian 1st Army sets up in Venice", [("it_1_army", "venice", "19.1")]),
+]
+
+NATION_LABELS = {"ah": "A-H"}
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [{k: (v or "").strip() for k, v in row.items()} for row in csv.DictReader(handle)]
+
+
+def toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    raise TypeError(value)
+
+
+def comment_lines(text: str | None) -> list[str]:
+    return textwrap.wrap(text, 98, initial_indent="# ", subsequent_indent="#   ") if text else []
+
+
+def table(header: str, fields: dict, comment: str | None = None) -> list[str]:
+    lines = comment_lines(comment) + [f"[{header}]"]
+    lines += [f"{key} = {toml_value(value)}" for key, value in fields.items()]
+    return lines + [""]
+
+
+def truthy(text: str) -> bool:
+    return text.upper() in ("TRUE", "YES", "1")
+
+
+# --- map -------------------------------------------------------------------------------------
+
+MAP_HEADER = """\
+# Paths of Glory map (Deluxe map, Suicide of Europe variant). Generated by tools/convert.py from
+# the reference CSVs; regenerate rather than edit by hand.
+#
+# format_version: layout of this file.
+#
+# connections: one entry per connection, [a, b, token...]; a and b are space ids. With no tokens
+#   anyone may use it. Tokens limit who may: a nation id (`ru`, `br`, `it`, `tu`) admits only that
+#   nation's units; `ana` admits only the British ANA corps; `mef` marks the MEF beach head
+#   connections, usable only as the MEF rules allow; `<nation>_corps` admits only that nation's
+#   corps; `oneway` makes the entry's tokens valid only from a to b. Several tokens admit anyone
+#   matching one. A connection with any limit is closed to units matching no token valid in the
+#   direction they go.
+#
+# [spaces.<id>]: one table per map space; the id is the name in snake_case. Space numbers
+#   (index into the loader's arrays) follow the order of this file.
+#   name     display name
+#   ref      the space's id in the reference spaces.csv
+#   map      "europe" or "neareast" (the Near East map)
+#   nation   owning nation (br fr be ge ah it ru sb mn al gr bu ro tu pe ar eg); "none" for the
+#            MEF beach heads
+#   control  faction controlling it at the start, "ap" or "cp"; a neutral nation's spaces carry
+#            the faction it would join
+#   terrain  "clear", "mountain", "forest", "desert" or "swamp"
+#   source   true for a supply source space (see [supply] for who may use it); absent otherwise
+#   vp       victory points, when any
+#   fort     fort strength (its combat and loss factor), when a fort
+#   port     "ap" or "cp" for a port of that faction; absent otherwise
+#   capital  true for a capital; absent otherwise
+#
+# [boxes.<id>]: off-map boxes: name, side ("ap" or "cp"), ref (id in spaces.csv).
+#
+# [supply.<id>]: groups of supply sources (14.2). A unit may trace to the spaces of every group
+#   admitting it: by `factions` or `nations`, unless its nation is in `except`. `sea` says whether
+#   the trace may use sea supply (14.1.4). `rule` cites the rule.
+#
+# [aliases]: other spellings of space and box names, alias = id (case, accents and punctuation
+#   are ignored when names are looked up, so they need no alias).
+#
+# [variants.<id>]: map changes a charter may switch on: name, rule; `add` and `remove` are
+#   connections as { link = [a, b, token...], rule }, removals applied before additions;
+#   [variants.<id>.spaces.<id>] adds spaces with the fields above and a `rule` instead of `ref`.
+#   Added spaces are numbered after the base map's, in the order given. A pair may have two
+#   entries, one of them `oneway` (tokens valid either way, plus tokens valid one way only).
+"""
+
+
+def build_map(ref: Path) -> tuple[str, dict]:
+    rows = read_csv(ref / "spaces.csv")
+    edges = read_csv(ref / "edges.csv")
+    by_ref: dict[str, str] = {}
+    spaces: list[tuple[str, dict]] = []
+    boxes: list[tuple[str, dict]] = []
+    for row in rows:
+        if not row["map"]:
+            key = BOX_IDS[row["name"]]
+            boxes.append((key, {"name": row["name"], "side": row["faction"], "ref": int(row["id"])}))
+            by_ref[row["id"]] = key
+            continue
+        key = slug(row["name"])
+        if key in by_ref.values():
+            raise SystemExit(f"duplicate space id {key}")
+        by_ref[row["id"]] = key
+        fields = {
+            "name": row["name"],
+            "ref": int(row["id"]),
+            "map": row["map"],
+            "nation": row["nation"],
+            "control": row["faction"],
+            "terrain": row["terrain"] or "clear",
+        }
+        if truthy(row["supply"]):
+            fields["source"] = True
+        if row["vp"] and int(row["vp"]) > 0:
+            fields["vp"] = int(row["vp"])
+        if row["fort"] and int(row["fort"]) > 0:
+            fields["fort"] = int(row["fort"])
+        if truthy(row["apport"]) and truthy(row["cpport"]):
+            raise SystemExit(f"{row['name']}: both an Allied and a CP port")
+        if truthy(row["apport"]):
+            fields["port"] = "ap"
+        if truthy(row["cpport"]):
+            fields["port"] = "cp"
+        if truthy(row["capital"]):
+            fields["capital"] = True
+        spaces.append((key, fields))
+
+    space_ids = {key for key, _ in spaces}
+    links = []
+    for edge in edges:
+        a, b = by_ref[edge["a"]], by_ref[edge["b"]]
+        if a not in space_ids or b not in space_ids:
+            raise SystemExit(f"edge {edge} leaves the map")
+        tokens = [t for t in edge["nations"].split("|") if t]
+        links.append([a, b, *tokens])
+
+    sources = {key for key, fields in spaces if fields.get("source")}
+    grouped = set().union(*(set(g["spaces"]) for _, g, _ in SUPPLY))
+    if not sources <= grouped:
+        raise SystemExit(f"supply sources outside the 14.2 groups: {sorted(sources - grouped)}")
+
+    out = [MAP_HEADER, "format_version = 1", "", "connections = ["]
+    out += [f"  {toml_value(link)}," for link in links]
+    out += ["]", ""]
+    for key, fields in spaces:
+        out += table(f"spaces.{key}", fields)
+    for key, fields in boxes:
+        out += table(f"boxes.{key}", fields)
+    for key, fields, comment in SUPPLY:
+        out += table(f"supply.{key}", fields, comment)
+    out += ["[aliases]"] + [f"{a} = {toml_value(t)}" for a, t in ALIASES.items()] + [""]
+    for key, variant in VARIANTS:
+        out += comment_lines(variant["comment"]) + [f"[variants.{key}]",
+                f"name = {toml_value(variant['name'])}", f"rule = {toml_value(variant['rule'])}"]
+        for op in ("remove", "add"):
+            if op in variant:
+                if op == "add" and "add_comment" in variant:
+                    out += comment_lines(variant["add_comment"])
+                out.append(f"{op} = [")
+                out += [f"  {{ link = {toml_value(link)}, rule = {toml_value(rule)} }},"
+                        for link, rule in variant[op]]
+                out.append("]")
+        out.append("")
+        for space, fields, comment in variant.get("spaces", []):
+            out += table(f"variants.{key}.spaces.{space}", fields, comment)
+    facts = {"spaces": dict(spaces), "boxes": dict(boxes), "by_name": {}}
+    for key, fields in spaces + boxes:
+        facts["by_name"][fields["name"]] = key
+    return "\n".join(out).rstrip() + "\n", facts
+
+
+# --- units -----------------------------------------------------------------------------------
+
+UNITS_HEADER = """\
+# Paths of Glory units (Deluxe counter mix). Generated by tools/convert.py from the reference
+# pieces.csv; regenerate rather than edit by hand.
+#
+# format_version: layout of this file.
+#
+# [units.<id>]: one table per piece, in the reference order. Ids are nation + name in snake_case
+#   (`ge_1_army`, `br_bef_corps`, `ge_pol_corps`); where several identical pieces share a name
+#   they are numbered in order (`ge_corps_1`, `ge_corps_2`, ...).
+#   name         the piece's name as printed (its nation is apart)
+#   faction      "ap" (Allied Powers) or "cp" (Central Powers)
+#   nation       nation id, as in map.toml
+#   type         "army" or "corps"
+#   cf, lf, mf   combat, loss and movement factors at full strength
+#   rcf, rlf, rmf  the same at reduced strength
+#   replaceable  false for a piece that may never take replacements; absent (true) otherwise
+#   near_east    true for a piece limited to the Near East; absent otherwise
+#   rp           the replacement points that rebuild it: a nation id or "allied" (the minor
+#                Allies' pool); absent for pieces that take none
+#
+# [variant_units.<id>]: pieces a variant adds: the fields above, plus `variant` (its id in
+#   map.toml) and `rule`.
+"""
+
+
+def unit_base(nation: str, name: str) -> str:
+    words = name.split()
+    label = NATION_LABELS.get(nation, nation.upper())
+    if len(words) > 1 and words[0] == label:
+        words = words[1:]
+    return f"{nation}_{slug(' '.join(words))}"
+
+
+def build_units(ref: Path) -> tuple[str, list[tuple[str, dict]]]:
+    rows = read_csv(ref / "pieces.csv")
+    bases = [unit_base(r["nation"], r["name"]) for r in rows]
+    counts: dict[str, int] = {}
+    for base in bases:
+        counts[base] = counts.get(base, 0) + 1
+    seen: dict[str, int] = {}
+    first: dict[str, dict] = {}
+    units: list[tuple[str, dict]] = []
+    for row, base in zip(rows, bases):
+        fields: dict = {
+            "name": row["name"],
+            "faction": row["faction"],
+            "nation": row["nation"],
+            "type": row["type"],
+        }
+        for key in ("cf", "lf", "mf", "rcf", "rlf", "rmf"):
+            fields[key] = int(row[key])
+        if truthy(row["notreplaceable"]):
+            fields["replaceable"] = False
+        if truthy(row["neareast"]):
+            fields["near_east"] = True
+        if row["rptype"]:
+            fields["rp"] = row["rptype"]
+        if counts[base] > 1:
+            if first.setdefault(base, fields) != fields:
+                raise SystemExit(f"pieces sharing the id {base} differ")
+            seen[base] = seen.get(base, 0) + 1
+            key = f"{base}_{seen[base]}"
+        else:
+            key = base
+        units.append((key, fields))
+    keys = [key for key, _ in units]
+    if len(set(keys)) != len(keys):
+        raise SystemExit("duplicate unit ids")
+
+    out = [UNITS_HEADER, "format_version = 1", ""]
+    for key, fields in units:
+        out += table(f"units.{key}", fields)
+    out.append("# 18.2: the Dutch army (VL) and corps, with the suggested factors")
+    for key, fields in VARIANT_UNITS:
+        out += table(f"variant_units.{key}", fields)
+    return "\n".join(out).rstrip() + "\n", units
+
+
+# --- set-up ----------------------------------------------------------------------------------
+
+SETUP_HEADER = """\
+# Paths of Glory 1914 set-up. Generated by tools/convert.py from the reference setup-1914.csv;
+# regenerate rather than edit by hand.
+#
+# format_version: layout of this file.
+# neutral_nations: nations not at war at the start; what they place is listed under on_entry.
+#
+# [[units]]: a unit placed at the start: unit (an id in units.toml, each used once), space (a
+#   space or box id in map.toml), reduced (true when it starts reduced; absent otherwise).
+# [[trenches]]: a trench at the start: space, level, faction ("ap" or "cp").
+# [[on_entry]]: a neutral nation's unit and where it sets up when that nation enters the war:
+#   nation, unit, space, reduced. Only placements the reference gives are listed: Greece's corps
+#   and the Bulgarian and Romanian corps set up in "any other" spaces of their nation are not.
+# [[on_entry_trenches]]: a trench placed when the nation owning its space enters the war:
+#   nation, space, level, faction.
+#
+# [variants.<id>]: set-up changes of a map variant (map.toml): `move` entries
+#   { unit, space, rule } put a unit elsewhere, keeping its other fields.
+"""
+
+
+def build_setup(ref: Path, facts: dict, units: list[tuple[str, dict]]) -> str:
+    rows = read_csv(ref / "setup-1914.csv")
+    unit_nation = {key: fields["nation"] for key, fields in units}
+    unit_keys = [key for key, _ in units]
+    used: set[str] = set()
+
+    def piece(label: str) -> str:
+        match = re.fullmatch(r"([A-Z]{2})(?: ([A-Za-z0-9]+?))?(c?)", label)
+        if not match:
+            raise SystemExit(f"set-up unit {label!r} not understood")
+        nation, name, corps = match.group(1).lower(), match.group(2), match.group(3)
+        if corps:
+            base = f"{nation}_{slug(name)}_corps" if name else f"{nation}_corps"
+        else:
+            base = f"{nation}_{slug(name)}_army"
+        pattern = re.compile(re.escape(base) + r"(_\d+)?")
+        for key in unit_keys:
+            if pattern.fullmatch(key) and key not in used:
+                used.add(key)
+                return key
+        raise SystemExit(f"set-up unit {label!r}: no unused piece {base}")
+
+    def space(name: str) -> str:
+        if name not in facts["by_name"]:
+            raise SystemExit(f"set-up space {name!r} not on the map")
+        return facts["by_name"][name]
+
+    def nation_of(key: str) -> str | None:
+        return facts["spaces"][key]["nation"] if key in facts["spaces"] else None
+
+    placed, on_entry, trenches, on_entry_trenches = [], [], [], []
+    for row in rows:
+        if row["kind"] == "piece":
+            key = piece(row["unit"])
+            if unit_nation[key] != row["nation"]:
+                raise SystemExit(f"set-up {row['unit']}: nation {row['nation']} but piece {key}")
+            fields = {"unit": key, "space": space(row["space"])}
+            if truthy(row["reduced"]):
+                fields["reduced"] = True
+            if row["nation"] in NEUTRAL_1914:
+                on_entry.append({"nation": row["nation"], **fields})
+            else:
+                placed.append(fields)
+        elif row["kind"] == "trench":
+            level = int(row["reduced"].removeprefix("level").strip())
+            where = space(row["space"])
+            fields = {"space": where, "level": level, "faction": row["faction"]}
+            if nation_of(where) in NEUTRAL_1914:
+                on_entry_trenches.append({"nation": nation_of(where), **fields})
+            else:
+                trenches.append(fields)
+        else:
+            raise SystemExit(f"set-up row kind {row['kind']!r} not understood")
+
+    def array(name: str, items: list[dict], comment: str | None = None) -> list[str]:
+        lines = [f"# {comment}"] if comment else []
+        for item in items:
+            lines += [f"[[{name}]]"] + [f"{k} = {toml_value(v)}" for k, v in item.items()] + [""]
+        return lines
+
+    out = [SETUP_HEADER, "format_version = 1", f"neutral_nations = {toml_value(NEUTRAL_1914)}", ""]
+    out += array("units", placed)
+    out += array("trenches", trenches)
+    out += array("on_entry", on_entry)
+    out += array("on_entry_trenches", on_entry_trenches)
+    for key, comment, moves in SETUP_VARIANTS:
+        out += comment_lines(comment) + [f"[variants.{key}]", "move = ["]
+        out += [f"  {{ unit = {toml_value(u)}, space = {toml_value(s)}, rule = {toml_value(r)} }},"
+                for u, s, r in moves]
+        out += ["]", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def build(ref: Path) -> dict[str, str]:
+    """The three data files' text, by file name."""
+    map_text, facts = build_map(ref)
+    units_text, units = build_units(ref)
+    return {
+        "map.toml": map_text,
+        "units.toml": units_text,
+        "setup_1914.toml": build_setup(ref, facts, units),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reference", type=Path, help="folder holding the reference CSVs")
+    parser.add_argument("--out", type=Path, default=DATA_DIR, help="folder to write (default: data/)")
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 on a difference")
+    args = parser.parse_args(argv)
+    files = build(args.reference)
+    stale = []
+    for name, text in files.items():
+        target = args.out / name
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        if current == text:
+            continue
+        stale.append(name)
+        if not args.check:
+            args.out.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8", newline="\n")
+    for name in stale:
+        print(f"{'differs' if args.check else 'wrote'}: {args.out / name}")
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
