@@ -1,0 +1,188 @@
+"""The Paths of Glory position: everything the rules read and change, and nothing else.
+
+Rule cases set a position directly (`position_from_case`); a game starts from the 1914 set-up
+(`initial_position`). The dump is the public state PROTOCOL §8 hashes: plain, sorted, integers only.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from .data import NO_VARIANTS, PogMap, load_map, load_setup, load_units
+
+SIDES = ("ap", "cp")
+FORT_STATES = ("intact", "besieged", "destroyed")
+
+
+@lru_cache(maxsize=1)
+def calendar() -> tuple[dict, ...]:
+    with resources.files(__package__).joinpath("data", "calendar.toml").open("rb") as handle:
+        return tuple(tomllib.load(handle)["turns"])
+
+
+def enemy(side: str) -> str:
+    return "cp" if side == "ap" else "ap"
+
+
+@dataclass
+class UnitState:
+    space: str  # a space or box id
+    reduced: bool = False
+    oos: int = 0  # 14.3.5: OOS1..OOS5 marker, 0 for none
+
+
+@dataclass
+class PogState:
+    variants: frozenset[str] = NO_VARIANTS
+    turn: int = 1
+    at_war: set[str] = field(default_factory=set)
+    control: dict[str, str] = field(default_factory=dict)  # every map space: "ap" or "cp"
+    units: dict[str, UnitState] = field(default_factory=dict)  # units on the map or in a box
+    forts: dict[str, str] = field(default_factory=dict)  # every fort space: intact, besieged, destroyed
+    trenches: dict[str, int] = field(default_factory=dict)
+    war_status: dict[str, int] = field(default_factory=lambda: {"ap": 0, "cp": 0})
+    commitment: dict[str, str] = field(default_factory=lambda: {"ap": "mobilization", "cp": "mobilization"})
+    events: set[str] = field(default_factory=set)
+    built_forts: dict[str, int] = field(default_factory=dict)  # 15.4.1: new forts, by space
+
+    # ------------------------------------------------------------------ facts of the map and units
+
+    @property
+    def map(self) -> PogMap:
+        return load_map(self.variants)
+
+    @property
+    def unit_facts(self):
+        return load_units(self.variants)
+
+    @property
+    def season(self) -> str:
+        return calendar()[self.turn - 1]["season"]
+
+    @property
+    def turn_label(self) -> str:
+        return calendar()[self.turn - 1]["label"]
+
+    def faction(self, unit: str) -> str:
+        return self.unit_facts[unit].faction
+
+    def nation(self, unit: str) -> str:
+        return self.unit_facts[unit].nation
+
+    def units_in(self, space: str) -> list[str]:
+        return sorted(u for u, s in self.units.items() if s.space == space)
+
+    def occupant(self, space: str) -> str | None:
+        """The side with units in a space (stacking with the enemy is never allowed)."""
+        here = self.units_in(space)
+        return self.faction(here[0]) if here else None
+
+    def fort_strength(self, space: str) -> int:
+        index = self.map.index[space]
+        return self.map.fort[index] or self.built_forts.get(space, 0)
+
+    def fort_state(self, space: str) -> str | None:
+        return self.forts.get(space)
+
+    def neutral(self, space: str) -> bool:
+        """A space of a nation not (yet) at war: no unit may enter it."""
+        nation = self.map.nation[self.map.index[space]]
+        return nation in self.neutral_nations()
+
+    def neutral_nations(self) -> set[str]:
+        base = set(load_setup(self.variants).neutral_nations)
+        if "vesting_holland" in self.variants:
+            base.add("ho")  # RULINGS R08: Holland is neutral until the Invasion Holland event
+        return base - self.at_war
+
+
+def initial_position(variants: frozenset[str] = NO_VARIANTS) -> PogState:
+    """The 1914 set-up: control, units, forts and trenches of the nations at war."""
+    pog_map = load_map(variants)
+    setup = load_setup(variants)
+    state = PogState(variants=variants)
+    state.control = {space: pog_map.control[i] for i, space in enumerate(pog_map.ids)}
+    state.at_war = {n for n in set(pog_map.nation) if n not in setup.neutral_nations and n != "none"}
+    if "vesting_holland" in variants:
+        state.at_war.discard("ho")
+    for placement in setup.units:
+        state.units[placement.unit] = UnitState(placement.space, placement.reduced)
+    for trench in setup.trenches:
+        state.trenches[trench.space] = trench.level
+    state.forts = {space: "intact" for i, space in enumerate(pog_map.ids) if pog_map.fort[i]}
+    return state
+
+
+def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -> PogState:
+    """A rule case's compact position: a base ("1914" or "empty") and what differs from it.
+
+    Keys: base, turn, at_war (added nations), control {space: side}, units {unit: space or
+    {space, reduced, oos}} (with base "1914" these move or add units; `remove` lists units to take
+    off), forts {space: state}, trenches {space: level}, war_status, commitment, events.
+    """
+    base = position.get("base", "1914")
+    state = initial_position(variants)
+    if base == "empty":
+        state.units = {}
+        state.trenches = {}
+    elif base != "1914":
+        raise ValueError(f"unknown base position {base!r}")
+    state.turn = position.get("turn", state.turn)
+    state.at_war |= set(position.get("at_war", []))
+    state.at_war -= set(position.get("neutral", []))
+    for space, side in position.get("control", {}).items():
+        state.control[_space(state, space)] = side
+    for unit in position.get("remove", []):
+        state.units.pop(unit)
+    facts = state.unit_facts
+    for unit, where in position.get("units", {}).items():
+        if unit not in facts:
+            raise ValueError(f"unknown unit {unit!r}")
+        if isinstance(where, str):
+            where = {"space": where}
+        state.units[unit] = UnitState(_space(state, where["space"]), where.get("reduced", False), where.get("oos", 0))
+    for space, fort in position.get("forts", {}).items():
+        if fort not in FORT_STATES:
+            raise ValueError(f"fort state {fort!r} is not one of {FORT_STATES}")
+        state.forts[_space(state, space)] = fort
+    for space, level in position.get("trenches", {}).items():
+        state.trenches[_space(state, space)] = level
+    state.war_status.update(position.get("war_status", {}))
+    state.commitment.update(position.get("commitment", {}))
+    state.events |= set(position.get("events", []))
+    return state
+
+
+def _space(state: PogState, text: str) -> str:
+    if text in state.map.index or text in state.map.boxes:
+        return text
+    return state.map.find(text)
+
+
+def dump(state: PogState) -> dict:
+    return {
+        "variants": sorted(state.variants),
+        "turn": state.turn,
+        "at_war": sorted(state.at_war),
+        "control": dict(sorted(state.control.items())),
+        "units": {u: [s.space, int(s.reduced), s.oos] for u, s in sorted(state.units.items())},
+        "forts": dict(sorted(state.forts.items())),
+        "trenches": dict(sorted(state.trenches.items())),
+        "war_status": dict(sorted(state.war_status.items())),
+        "commitment": dict(sorted(state.commitment.items())),
+        "events": sorted(state.events),
+        "built_forts": dict(sorted(state.built_forts.items())),
+    }
+
+
+def load(data: dict) -> PogState:
+    return PogState(
+        variants=frozenset(data["variants"]), turn=data["turn"], at_war=set(data["at_war"]),
+        control=dict(data["control"]),
+        units={u: UnitState(space, bool(reduced), oos) for u, (space, reduced, oos) in data["units"].items()},
+        forts=dict(data["forts"]), trenches=dict(data["trenches"]), war_status=dict(data["war_status"]),
+        commitment=dict(data["commitment"]), events=set(data["events"]), built_forts=dict(data["built_forts"]),
+    )
