@@ -463,8 +463,9 @@ def status_cmd(game_dir: Path = GameOpt, as_json: bool = JsonOpt) -> None:
 
 @app.command("show")
 def show(
-    view: Optional[str] = typer.Argument(None, help="Which view (default: the ruleset's first). "
+    view: Optional[str] = typer.Argument(None, help="Which view (default: the ruleset's first); "
                                          "'pbem show list' names them."),
+    args: List[str] = typer.Argument(None, help="What the view takes, e.g. a space: 'pbem show space Verdun'."),
     game_dir: Path = GameOpt,
     as_json: bool = JsonOpt,
 ) -> None:
@@ -474,16 +475,21 @@ def show(
     if not engine.started:
         raise UsageError(f"the game has not started: waiting for joins from {', '.join(engine.missing_joins())}")
     views = game.ruleset.views(engine.state)
-    if as_json:
-        emit_json(game.ruleset.dump(engine.state))
-        return
     if view == "list":
-        out().print("views: " + ", ".join(views))
+        if as_json:
+            emit_json({name: v.help for name, v in views.items()})
+        else:
+            for name, item in views.items():
+                out().print(f"[bold]{name}[/bold]: {item.help}")
         return
     name = view or next(iter(views))
     if name not in views:
         raise UsageError(f"no view {name!r}; {game.ruleset.id} has: {', '.join(views)}", field="VIEW")
-    out().print(views[name]())
+    data = views[name].data(*(args or []))
+    if as_json:
+        emit_json(data)
+    else:
+        out().print(views[name].render(data))
 
 
 def _progress(label: str):
@@ -593,8 +599,8 @@ def report_cmd(
     engine, _ = game.current()
     parts = [reports.status_view(status(game))]
     if engine.started:
-        views = game.ruleset.views(engine.state)
-        parts.append(next(iter(views.values()))())
+        first = next(iter(game.ruleset.views(engine.state).values()))
+        parts.append(first.render(first.data()))
     parts.append(reports.log_view(log_entries(game)))
     from .log import atomic_write
 

@@ -101,7 +101,8 @@ def run(which: str = "freeform", keep: Path | None = None):
         final = games["carol"]
         engine, _ = final.current()
         yield reports.status_view(status(final))
-        yield final.ruleset.views(engine.state)["state"]()
+        view = final.ruleset.views(engine.state)["state"]
+        yield view.render(view.data())
         yield reports.log_view(log_entries(final))
         if keep:
             yield Text(f"The players' directories are in {root}: try 'pbem verify --game {root}/carol/game'.")

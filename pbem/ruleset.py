@@ -53,6 +53,19 @@ class OrderHint:
 
 
 @dataclass(frozen=True)
+class View:
+    """Something `pbem show` can display: its data (what --json prints) and how to draw it.
+
+    data(*args) takes the words after the view's name (`pbem show space Verdun`); render(data)
+    draws exactly that data, so the report and the JSON never disagree.
+    """
+
+    help: str
+    data: Callable[..., Any]
+    render: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
 class Seat:
     id: str
     sides: tuple[str, ...]
@@ -90,7 +103,7 @@ class Ruleset(Protocol):
     def dump(self, state) -> dict: ...
     def load(self, data: dict, setup: Setup) -> Any: ...
     def summary(self, order: Mapping) -> str: ...
-    def views(self, state) -> Mapping[str, Callable[..., Any]]: ...
+    def views(self, state) -> Mapping[str, View]: ...
 
 
 ENTRY_POINT_GROUP = "pbem.rulesets"

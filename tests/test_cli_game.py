@@ -205,3 +205,15 @@ def test_orders_from_a_file_and_from_the_editor_template(tmp_path):
     entry = parse(bob.outbox("000002-move-bob.toml").read_bytes())
     assert entry.orders == [{"kind": "note", "text": "from the editor"}]
     assert bob.json("show")["counters"] == {"vp": 2}
+
+
+def test_show_lists_views_and_prints_the_same_data_as_json(tmp_path):
+    players = make_game(tmp_path)
+    carol = players["carol"]
+    assert carol.json("show", "list") == {"state": "turn, whose step, counters, the last roll, the result",
+                                         "tables": "the charter's result tables"}
+    assert carol.json("show", "tables") == {"morale": [[2, 6, "breaks"], [7, 12, "holds"]]}
+    shown = carol.run("show", "tables").stdout
+    assert "2-6" in shown and "breaks" in shown and "7-12" in shown
+    refused = carol.run("show", "nothing", code=2)
+    assert refused.stderr == "error: field 'VIEW': no view 'nothing'; freeform has: state, tables\n"

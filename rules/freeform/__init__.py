@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from pbem.errors import IllegalOrder, UsageError
-from pbem.ruleset import Chance, Decision, OptionSpec, OrderHint, Over, Setup
+from pbem.ruleset import Chance, Decision, OptionSpec, OrderHint, Over, Setup, View
 
 from ..common import notation, tables
 
@@ -236,7 +236,11 @@ class Freeform:
     def views(self, state: FreeformState) -> dict:
         from . import views
 
-        return {"state": lambda: views.state_view(self, state), "tables": lambda: views.tables_view(state)}
+        return {
+            "state": View("turn, whose step, counters, the last roll, the result",
+                          lambda: self.dump(state), views.state_view),
+            "tables": View("the charter's result tables", lambda: views.tables_data(state), views.tables_view),
+        }
 
 
 ruleset = Freeform()

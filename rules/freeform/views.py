@@ -9,30 +9,30 @@ from rich.text import Text
 from ..common import tables
 
 
-def state_view(ruleset, state):
+def state_view(state: dict):
     info = Table.grid(padding=(0, 2))
     info.add_column(style="bold")
     info.add_column()
-    info.add_row("Turn", str(state.turn))
-    if state.result is not None:
-        info.add_row("Result", Text(state.result, style="bold green"))
-    elif state.pending_roll:
-        roll = state.pending_roll
+    info.add_row("Turn", str(state["turn"]))
+    if state["result"] is not None:
+        info.add_row("Result", Text(state["result"], style="bold green"))
+    elif state["pending_roll"]:
+        roll = state["pending_roll"]
         info.add_row("Rolling", f"{roll['dice']} for {roll['player']}: {roll['purpose']}")
     else:
-        info.add_row("Step", state.next)
-    if state.resigned:
-        info.add_row("Resigned", ", ".join(state.resigned))
+        info.add_row("Step", state["next"])
+    if state["resigned"]:
+        info.add_row("Resigned", ", ".join(state["resigned"]))
     parts = [info]
-    if state.counters:
+    if state["counters"]:
         counters = Table(title="Counters", title_justify="left")
         counters.add_column("counter")
         counters.add_column("value", justify="right")
-        for name, value in sorted(state.counters.items()):
+        for name, value in sorted(state["counters"].items()):
             counters.add_row(name, str(value))
         parts.append(counters)
-    if state.last_roll:
-        roll = state.last_roll
+    if state["last_roll"]:
+        roll = state["last_roll"]
         line = Text.assemble(
             ("Last roll: ", "bold"), f"{roll['player']} rolled {roll['dice']} for {roll['purpose']!r}: ",
             (" ".join(map(str, roll["faces"])), "cyan"), f" = ", (str(roll["total"]), "bold cyan"),
@@ -43,20 +43,31 @@ def state_view(ruleset, state):
     return Group(*parts)
 
 
-def tables_view(state):
-    if not state.setup.tables:
+def tables_data(state) -> dict:
+    """Each charter table as rows [low, high, result]; open ends as null."""
+    data = {}
+    for name, table in sorted(state.setup.tables.items()):
+        rows = []
+        for low, high, result in tables.ranges(table):
+            rows.append([None if low <= -(2**63) else low, None if high >= 2**63 else high, result])
+        data[name] = rows
+    return data
+
+
+def tables_view(data: dict):
+    if not data:
         return Text("This charter has no tables.")
     parts = []
-    for name, table in sorted(state.setup.tables.items()):
+    for name, rows in data.items():
         grid = Table(title=name, title_justify="left")
         grid.add_column("roll", justify="right")
         grid.add_column("result")
-        for low, high, result in tables.ranges(table):
+        for low, high, result in rows:
             if low == high:
                 label = str(low)
-            elif high >= 2**63:
+            elif high is None:
                 label = f"{low}+"
-            elif low <= -(2**63):
+            elif low is None:
                 label = f"{high} or less"
             else:
                 label = f"{low}-{high}"
