@@ -47,6 +47,10 @@ class PogState:
     commitment: dict[str, str] = field(default_factory=lambda: {"ap": "mobilization", "cp": "mobilization"})
     events: set[str] = field(default_factory=set)
     built_forts: dict[str, int] = field(default_factory=dict)  # 15.4.1: new forts, by space
+    # The sequence of play (8.1): whose action, which round, the action under way.
+    active: str = "cp"  # 8.1.2: the Central Powers act first in each action round
+    round: int = 1
+    action: dict = field(default_factory=dict)  # the open action: kind, activated spaces, moved units
 
     # ------------------------------------------------------------------ facts of the map and units
 
@@ -153,6 +157,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.war_status.update(position.get("war_status", {}))
     state.commitment.update(position.get("commitment", {}))
     state.events |= set(position.get("events", []))
+    state.active = position.get("active", state.active)
     return state
 
 
@@ -175,6 +180,9 @@ def dump(state: PogState) -> dict:
         "commitment": dict(sorted(state.commitment.items())),
         "events": sorted(state.events),
         "built_forts": dict(sorted(state.built_forts.items())),
+        "active": state.active,
+        "round": state.round,
+        "action": state.action,
     }
 
 
@@ -185,4 +193,5 @@ def load(data: dict) -> PogState:
         units={u: UnitState(space, bool(reduced), oos) for u, (space, reduced, oos) in data["units"].items()},
         forts=dict(data["forts"]), trenches=dict(data["trenches"]), war_status=dict(data["war_status"]),
         commitment=dict(data["commitment"]), events=set(data["events"]), built_forts=dict(data["built_forts"]),
+        active=data["active"], round=data["round"], action=dict(data["action"]),
     )

@@ -1,0 +1,144 @@
+"""What `pbem show` draws for Paths of Glory: the map by nation, one space, supply.
+
+Each view has a data function (what --json prints) and a render function drawing that data.
+"""
+
+from __future__ import annotations
+
+from .data import UnknownSpace
+from .state import PogState
+
+NATION_NAMES = {
+    "br": "Britain", "fr": "France", "be": "Belgium", "ho": "Holland", "ge": "Germany", "ah": "Austria-Hungary",
+    "it": "Italy", "ru": "Russia", "sb": "Serbia", "mn": "Montenegro", "al": "Albania", "gr": "Greece",
+    "bu": "Bulgaria", "ro": "Romania", "tu": "Turkey", "pe": "Persia", "ar": "Arabia", "eg": "Egypt",
+    "none": "Beach heads",
+}
+
+
+def space_data(state: PogState, space: str) -> dict:
+    pog_map = state.map
+    if space in pog_map.boxes:
+        box = pog_map.boxes[space]
+        return {"id": space, "name": box.name, "box": True, "side": box.side,
+                "units": [_unit_data(state, u) for u in state.units_in(space)]}
+    index = pog_map.index[space]
+    data = {
+        "id": space, "name": pog_map.name_of(space), "map": pog_map.map[index], "nation": pog_map.nation[index],
+        "control": state.control[space], "terrain": pog_map.terrain[index], "neutral": state.neutral(space),
+        "units": [_unit_data(state, u) for u in state.units_in(space)],
+        "connections": sorted(pog_map.ids[n] for n in pog_map.neighbours[index]),
+    }
+    if pog_map.vp[index]:
+        data["vp"] = pog_map.vp[index]
+    if state.fort_strength(space):
+        data["fort"] = {"strength": state.fort_strength(space), "state": state.forts.get(space, "intact")}
+    if space in state.trenches:
+        data["trench"] = state.trenches[space]
+    if pog_map.source[index]:
+        data["source"] = True
+    if pog_map.port[index]:
+        data["port"] = pog_map.port[index]
+    if pog_map.capital[index]:
+        data["capital"] = True
+    return data
+
+
+def _unit_data(state: PogState, unit: str) -> dict:
+    facts = state.unit_facts[unit]
+    where = state.units[unit]
+    name = facts.name if not facts.name[0].isdigit() else f"{facts.nation.upper()} {facts.name}"
+    data = {"id": unit, "name": name, "nation": facts.nation, "type": facts.type,
+            "reduced": where.reduced,
+            "factors": [facts.rcf, facts.rlf, facts.rmf] if where.reduced else [facts.cf, facts.lf, facts.mf]}
+    if where.oos:
+        data["oos"] = where.oos
+    return data
+
+
+def map_data(state: PogState, nation: str | None = None) -> dict:
+    """Every space that holds something (units, a fort, a trench) or matters (VP), by nation."""
+    pog_map = state.map
+    fronts: dict[str, list[dict]] = {}
+    for index, space in enumerate(pog_map.ids):
+        if nation and pog_map.nation[index] != nation:
+            continue
+        if not (state.units_in(space) or pog_map.vp[index] or state.fort_strength(space) or space in state.trenches
+                or nation):
+            continue
+        fronts.setdefault(pog_map.nation[index], []).append(space_data(state, space))
+    boxes = {box: [_unit_data(state, u) for u in state.units_in(box)] for box in sorted(pog_map.boxes)}
+    return {"turn": state.turn, "turn_label": state.turn_label, "at_war": sorted(state.at_war),
+            "nations": fronts, "boxes": {k: v for k, v in boxes.items() if v}}
+
+
+def _units_text(units: list[dict]):
+    from rich.text import Text
+
+    text = Text()
+    for unit in units:
+        style = "bold" if unit["type"] == "army" else ""
+        text.append(unit["name"] + ("·r" if unit["reduced"] else ""), style=style)
+        if unit.get("oos"):
+            text.append(f" OOS{unit['oos']}", style="bold red")
+        text.append("  ")
+    return text
+
+
+def render_map(data: dict):
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    parts = [Text(f"Turn {data['turn']}: {data['turn_label']}", style="bold")]
+    for nation, spaces in data["nations"].items():
+        table = Table(title=NATION_NAMES.get(nation, nation), title_justify="left", show_edge=False)
+        for column in ("space", "ctrl", "fort", "trench", "units"):
+            table.add_column(column)
+        for space in spaces:
+            fort = space.get("fort")
+            fort_text = f"{fort['strength']} {fort['state']}" if fort else ""
+            style = "blue" if space["control"] == "ap" else "red"
+            table.add_row(space["name"] + (" ★" if space.get("vp") else ""),
+                          Text(space["control"].upper(), style=style), fort_text,
+                          str(space.get("trench", "")), _units_text(space["units"]))
+        parts.append(table)
+    for box, units in data["boxes"].items():
+        parts.append(Text.assemble((box.replace("_", " "), "bold"), ": ", _units_text(units)))
+    return Group(*parts)
+
+
+def render_space(data: dict):
+    from rich.table import Table
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    grid.add_row("Space", f"{data['name']} ({data['id']})")
+    if data.get("box"):
+        grid.add_row("Box", data["side"].upper())
+    else:
+        grid.add_row("Nation", NATION_NAMES.get(data["nation"], data["nation"]) + (" (neutral)" if data["neutral"] else ""))
+        grid.add_row("Control", data["control"].upper())
+        grid.add_row("Terrain", data["terrain"])
+        facts = [f"{data['vp']} VP" if data.get("vp") else "", "supply source" if data.get("source") else "",
+                 f"{data['port'].upper()} port" if data.get("port") else "", "capital" if data.get("capital") else ""]
+        if any(facts):
+            grid.add_row("Facts", ", ".join(f for f in facts if f))
+        if data.get("fort"):
+            grid.add_row("Fort", f"strength {data['fort']['strength']}, {data['fort']['state']}")
+        if data.get("trench"):
+            grid.add_row("Trench", f"level {data['trench']}")
+        grid.add_row("Connects to", ", ".join(data["connections"]))
+    grid.add_row("Units", _units_text(data["units"]))
+    return grid
+
+
+def find(state: PogState, text: str) -> str:
+    """A space or box from what a player typed; a near miss names the closest (IllegalOrder-free)."""
+    from pbem.errors import UsageError
+
+    try:
+        return state.map.find(text)
+    except UnknownSpace as exc:
+        raise UsageError(str(exc), field="SPACE") from None
