@@ -85,8 +85,12 @@ class PogState:
         return self.faction(here[0]) if here else None
 
     def fort_strength(self, space: str) -> int:
-        index = self.map.index[space]
-        return self.map.fort[index] or self.built_forts.get(space, 0)
+        """The fort's strength now: 0 when destroyed, a built or rebuilt fort's own (15.4)."""
+        if self.forts.get(space) == "destroyed":
+            return 0
+        if space in self.built_forts:
+            return self.built_forts[space]
+        return self.map.fort[self.map.index[space]]
 
     def fort_state(self, space: str) -> str | None:
         return self.forts.get(space)
@@ -152,6 +156,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
         if fort not in FORT_STATES:
             raise ValueError(f"fort state {fort!r} is not one of {FORT_STATES}")
         state.forts[_space(state, space)] = fort
+    for space, strength in position.get("built_forts", {}).items():
+        state.built_forts[_space(state, space)] = strength
     for space, level in position.get("trenches", {}).items():
         state.trenches[_space(state, space)] = level
     state.war_status.update(position.get("war_status", {}))

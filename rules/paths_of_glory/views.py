@@ -31,8 +31,9 @@ def space_data(state: PogState, space: str) -> dict:
     }
     if pog_map.vp[index]:
         data["vp"] = pog_map.vp[index]
-    if state.fort_strength(space):
-        data["fort"] = {"strength": state.fort_strength(space), "state": state.forts.get(space, "intact")}
+    if space in state.forts:
+        printed = pog_map.fort[index] or state.built_forts.get(space, 0)
+        data["fort"] = {"strength": state.fort_strength(space) or printed, "state": state.forts[space]}
     if space in state.trenches:
         data["trench"] = state.trenches[space]
     if pog_map.source[index]:
@@ -63,7 +64,7 @@ def map_data(state: PogState, nation: str | None = None) -> dict:
     for index, space in enumerate(pog_map.ids):
         if nation and pog_map.nation[index] != nation:
             continue
-        if not (state.units_in(space) or pog_map.vp[index] or state.fort_strength(space) or space in state.trenches
+        if not (state.units_in(space) or pog_map.vp[index] or space in state.forts or space in state.trenches
                 or nation):
             continue
         fronts.setdefault(pog_map.nation[index], []).append(space_data(state, space))

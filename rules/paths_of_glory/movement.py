@@ -1,0 +1,449 @@
+"""Activation for movement and attack, and movement (base 10-11, SoE 14.1.1.1, 14.3.1, 15.1-15.2).
+
+Activation
+  `activate_for_movement(state, side, spaces, supplied, activation=None) -> Activation`
+  `activate_for_attack(state, side, spaces, activation=None) -> Activation`
+  A space may be activated only if it holds units of the side (9.2.6). For movement it must hold
+  at least one unit in supply when the marker is placed (14.1.1.1, RULINGS R04); a space holding
+  only units out of supply may be activated for attack only (14.3.1). The Activation records the
+  spaces, the units that stood in movement-activated spaces (only they may move this action), the
+  units that have moved, and the spaces that had a fort step (15.4). Activation costs (9.2.3) are
+  the card rules' business, not this module's.
+
+The move order (one per action: all the movement of that action, in the order it happens)
+  moves = [
+    { units = ["ge_2_army", "ge_3_army"], path = ["liege", "brussels"] },  # a stack, same path
+    { unit = "ge_1_army", path = ["aachen", "liege"] },                    # one unit
+  ]
+  A single move may also be given as the order itself: { units = [...], path = [...] } (other
+  keys of the order, such as an engine's `kind`, are ignored).
+  `path` lists the spaces entered, in order; it may begin with the start space (then it must be
+  the unit's space). Space names may be ids, names or aliases. A `units` entry moves its units one
+  after the other along the same path (base 11.1.1: one unit completes its move before the next
+  begins). Moves happen in the order listed, which matters (R04, R05).
+
+`move(state, side, order, supplied, activation) -> list[event]` checks, unit by unit:
+  the unit is the side's, stood in a movement-activated space and has not moved (base 11.1.1); it
+  has an MF (base 11.1.1) and spends 1 MP per space entered, at most its full or reduced MF (base
+  11.1.2, 11.1.5); it is in supply when it starts to move (14.1.1.1, 14.3.1, R04: judged against
+  the position left by the earlier moves, so a path opened earlier in the action lets it move);
+  each step uses a connection (base 11.1.3) open to the unit (base 11.1.4: `PogMap.allowed`
+  tokens, oneway; AUS, CND, PT are British, the ANA is not, the SN is Turkish; `mef` and MEF
+  spaces only with the beach head there, base 11.1.10); no neutral nation's space (base 11.1.11);
+  never a space with enemy units (base 11.1.7, 10.1.5); the BEF stays in Britain, France, Belgium
+  and Germany (base 11.1.17); on the Near East map only the listed armies (base 11.3.1); no
+  Russian entry into a German fort space in August 1914 (15.1.12); an unbesieged enemy fort space
+  ends the unit's move (15.1.1), a besieged one may be crossed (15.2.2); no end of move under an
+  Attack marker (base 11.1.6) nor, for the CP before Race to the Sea, in Amiens, Calais or Ostend
+  (base 11.1.9). When the unit stops, its side takes control of that space unless an intact enemy
+  fort is there (variant 11.1.4, R01; the ANA never converts, base 11.1.15), an enemy trench there
+  loses a level (base 11.2.5-11.2.6, R03), and a fort whose space now holds enough of the side's
+  units counts as besieged at once (15.2.1, R05); a besieged fort its last besieger left is
+  unbesieged again, and one left short of 15.2.1 counts as lapsed from then on (R39).
+When the whole order has moved: stacking at most 3 units (base 10.1.1-10.1.2); every enemy fort
+  space entered is besieged (15.1.1, 15.2.1); no besieged fort is left occupied but not besieged
+  (15.2.4). A failing order raises IllegalOrder naming the rule and leaves state and activation as
+  they were.
+
+`supplied` is a callable unit id -> bool. Moves are applied to `state` itself as they happen (and
+rolled back if the order fails), so `supplied` must read the live `state` it was built for and not
+cache results across calls: the later units' supply is judged after the earlier moves (R04). It
+is asked once per moving unit, e.g. `lambda u: supply.compute(state).status(u) != "out"`.
+
+An action spans several entries in a game, so its Activation must outlive one call: keep
+`activation.dump()` in the public state and `Activation.load` it for the next order.
+
+Events are dicts with an "kind" key: move, control and trench as each unit stops; then, once per
+fort whose state the order changed, besieged or siege_ended.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from pbem.errors import IllegalOrder, UnreadableInput
+
+from . import forts
+from .data import UnknownSpace
+from .state import PogState
+
+STACKING_LIMIT = 3  # base 10.1.1: three combat units per space (forts do not count)
+BEF_NATIONS = frozenset({"br", "fr", "be", "ge"})  # base 11.1.17: where the BEF may move
+BEF_UNITS = frozenset({"br_bef_corps", "br_bef_army"})
+ANA = "br_ana_corps"  # base 11.1.4 (not British on limited connections), 11.1.15 (no conversion)
+DASHED_LINE_NATION = {"sn": "tu"}  # base 11.1.4: the SN unit is Turkish for dashed lines
+NEAR_EAST_ARMIES = frozenset({  # base 11.3.1: the only armies that may enter the Near East map
+    "ru_cau_army", "br_mef_army", "br_ne_army", "fr_orient_army", "tu_yld_army", "tu_aoi_army",
+})
+CHANNEL_PORTS = frozenset({"amiens", "calais", "ostend"})  # base 11.1.9
+RACE_TO_THE_SEA = "race_to_the_sea"  # base 11.1.9: card #8's event id (cards.csv)
+RACE_TO_THE_SEA_WAR_STATUS = 4  # base 11.1.9: or CP War Status 4 or more
+BEACH_HEAD_EVENT = "beach_head:"  # base 11.1.10: until PogState has a field, "beach_head:<space>"
+
+
+@dataclass
+class Activation:
+    """One action's activation markers and what has happened under them."""
+
+    side: str
+    move: set[str] = field(default_factory=set)  # spaces activated for movement
+    attack: set[str] = field(default_factory=set)  # spaces activated for attack (Attack markers)
+    units: set[str] = field(default_factory=set)  # units in movement-activated spaces when marked
+    moved: set[str] = field(default_factory=set)  # units that have moved this action
+    fort_steps: set[str] = field(default_factory=set)  # spaces with a fort built/rebuilt (15.4)
+
+    def copy(self) -> Activation:
+        return copy.deepcopy(self)
+
+    def dump(self) -> dict:
+        """Plain sorted lists, for keeping an open action in the public state between entries."""
+        return {"side": self.side, "move": sorted(self.move), "attack": sorted(self.attack),
+                "units": sorted(self.units), "moved": sorted(self.moved),
+                "fort_steps": sorted(self.fort_steps)}
+
+    @classmethod
+    def load(cls, data: Mapping) -> Activation:
+        return cls(data["side"], *(set(data.get(key, ())) for key in
+                                   ("move", "attack", "units", "moved", "fort_steps")))
+
+
+# ---------------------------------------------------------------------------------- activation
+
+def _space(state: PogState, text: str, field_name: str) -> str:
+    if not isinstance(text, str):
+        raise UnreadableInput(f"a space name must be a string, not {text!r}", field=field_name)
+    if text in state.map.index:
+        return text
+    try:
+        found = state.map.find(text)
+    except UnknownSpace as exc:
+        raise UnreadableInput(str(exc), field=field_name) from None
+    if found not in state.map.index:
+        raise IllegalOrder(f"{state.map.name_of(found)} is a box, not a map space", field=field_name)
+    return found
+
+
+def _own_units(state: PogState, side: str, space: str) -> list[str]:
+    return [u for u in state.units_in(space) if state.faction(u) == side]
+
+
+def _start(activation: Activation | None, side: str) -> Activation:
+    if activation is None:
+        return Activation(side)
+    if activation.side != side:
+        raise IllegalOrder("the activation belongs to the other side")
+    return activation.copy()
+
+
+def activate_for_movement(state: PogState, side: str, spaces: Iterable[str],
+                          supplied: Callable[[str], bool],
+                          activation: Activation | None = None) -> Activation:
+    """Mark spaces for movement: each needs a unit of the side in supply now (14.1.1.1, R04).
+    Returns a new Activation (the given one, extended); raises IllegalOrder, changing nothing."""
+    result = _start(activation, side)
+    for i, text in enumerate(spaces):
+        where = f"activate[{i}]"
+        space = _space(state, text, where)
+        name = state.map.name_of(space)
+        own = _own_units(state, side, space)
+        if not own:
+            raise IllegalOrder(f"{name} holds no units of this side to activate", rule="9.2.6", field=where)
+        if space in result.move:
+            raise IllegalOrder(f"{name} is already activated for movement", rule="9.2.5", field=where)
+        if not any(supplied(u) for u in own):
+            raise IllegalOrder(
+                f"{name} holds no unit in supply, so it may be activated for attack only (14.3.1)",
+                rule="14.1.1.1", field=where)
+        result.move.add(space)
+        result.units.update(own)
+    return result
+
+
+def activate_for_attack(state: PogState, side: str, spaces: Iterable[str],
+                        activation: Activation | None = None) -> Activation:
+    """Mark spaces for attack: units of the side, in supply or not (14.3.1); never a desert space
+    in a Summer turn (15.2.5, R27)."""
+    result = _start(activation, side)
+    for i, text in enumerate(spaces):
+        where = f"attack[{i}]"
+        space = _space(state, text, where)
+        name = state.map.name_of(space)
+        if not _own_units(state, side, space):
+            raise IllegalOrder(f"{name} holds no units of this side to activate", rule="9.2.6", field=where)
+        if space in result.attack:
+            raise IllegalOrder(f"{name} is already activated for attack", rule="9.2.5", field=where)
+        if forts.desert_summer(state, space):
+            raise IllegalOrder(f"{name} is a desert space: no combat out of it in Summer",
+                               rule="15.2.5", field=where)
+        result.attack.add(space)
+    return result
+
+
+# ---------------------------------------------------------------------------------- the order
+
+@dataclass(frozen=True)
+class _Step:
+    unit: str
+    path: tuple[str, ...]
+    field: str  # "moves[i]", or "" for the one-move shorthand
+
+
+def _sub(where: str, name: str) -> str:
+    """The field name of part of a move: moves[i].path[j], or path[j] in the shorthand."""
+    return f"{where}.{name}" if where else name
+
+
+def _parse(state: PogState, order: Mapping) -> list[_Step]:
+    if not isinstance(order, Mapping):
+        raise UnreadableInput("a move order is a table", field="moves")
+    if "moves" in order:
+        items, single = order["moves"], False
+        if not isinstance(items, list) or not items:
+            raise UnreadableInput("`moves` is a non-empty list of moves", field="moves")
+    elif "path" in order:  # the one-move shorthand: unit or units, and path, in the order itself
+        items, single = [{k: order[k] for k in ("unit", "units", "path") if k in order}], True
+    else:
+        raise UnreadableInput("a move order has `moves = [...]`, or `units` and `path`", field="moves")
+    steps: list[_Step] = []
+    for i, item in enumerate(items):
+        where = "" if single else f"moves[{i}]"
+        if not isinstance(item, Mapping) or ("unit" in item) == ("units" in item):
+            raise UnreadableInput("each move names `unit` or `units`, and a `path`", field=where or None)
+        extra = set(item) - {"unit", "units", "path"}
+        if extra:
+            raise UnreadableInput(f"unknown key(s) {', '.join(sorted(extra))}", field=where or None)
+        units = [item["unit"]] if "unit" in item else item["units"]
+        if not isinstance(units, list) or not units or not all(isinstance(u, str) for u in units):
+            raise UnreadableInput("`units` is a non-empty list of unit ids", field=_sub(where, "units"))
+        path = item.get("path")
+        if not isinstance(path, list) or not path:
+            raise UnreadableInput("`path` is a non-empty list of spaces", field=_sub(where, "path"))
+        spaces = tuple(_space(state, text, _sub(where, f"path[{j}]")) for j, text in enumerate(path))
+        for unit in units:
+            if unit not in state.unit_facts:
+                raise UnreadableInput(f"unknown unit {unit!r}", field=_sub(where, "units"))
+            steps.append(_Step(unit, spaces, where))
+    return steps
+
+
+def _may_cross(state: PogState, unit: str, a: str, b: str) -> bool:
+    """base 11.1.4: may this unit use the connection a -> b (tokens and direction)?"""
+    pog = state.map
+    tokens = pog.allowed(pog.index[a], pog.index[b])
+    if tokens is None:
+        return True
+    facts = state.unit_facts[unit]
+    nation = "ana" if unit == ANA else DASHED_LINE_NATION.get(facts.nation, facts.nation)
+    for token in tokens:
+        if token == "mef":
+            if _beachhead_ok(state, a) and _beachhead_ok(state, b):
+                return True
+        elif token == "ana":
+            if unit == ANA:
+                return True
+        elif token.endswith("_corps"):
+            if facts.type == "corps" and token[: -len("_corps")] == nation:
+                return True
+        elif token == nation:
+            return True
+    return False
+
+
+def beach_head(state: PogState) -> str | None:
+    """The MEF Beach Head marker's space, if placed: `state.beach_head` when PogState has it, else
+    an entry "beach_head:<space>" in state.events (the convention supply.beach_head reads)."""
+    where = getattr(state, "beach_head", None)
+    if where:
+        return where
+    for entry in state.events:
+        if entry.startswith(BEACH_HEAD_EVENT):
+            return entry[len(BEACH_HEAD_EVENT):]
+    return None
+
+
+def _beachhead_ok(state: PogState, space: str) -> bool:
+    """base 11.1.10: a MEF space may be entered only with the MEF Beach Head marker in it."""
+    if state.map.nation[state.map.index[space]] != "none":
+        return True
+    return beach_head(state) == space
+
+
+def _snapshot(state: PogState) -> dict:
+    return {
+        "control": dict(state.control),
+        "units": {u: copy.copy(s) for u, s in state.units.items()},
+        "forts": dict(state.forts),
+        "trenches": dict(state.trenches),
+    }
+
+
+def _restore(state: PogState, snap: dict) -> None:
+    state.control.clear()
+    state.control.update(snap["control"])
+    state.units.clear()
+    state.units.update(snap["units"])
+    state.forts.clear()
+    state.forts.update(snap["forts"])
+    state.trenches.clear()
+    state.trenches.update(snap["trenches"])
+
+
+def move(state: PogState, side: str, order: Mapping, supplied: Callable[[str], bool],
+         activation: Activation) -> list[dict]:
+    """Carry out one action's move order (see the module docstring); returns the events.
+
+    On success `state` and `activation` (units moved) are updated; on IllegalOrder neither is.
+    """
+    if activation.side != side:
+        raise IllegalOrder("the activation belongs to the other side")
+    steps = _parse(state, order)
+    snap = _snapshot(state)
+    try:
+        events, moved = _move(state, side, steps, supplied, activation)
+    except BaseException:
+        _restore(state, snap)
+        raise
+    activation.moved |= moved
+    return events
+
+
+def _move(state: PogState, side: str, steps: list[_Step], supplied: Callable[[str], bool],
+          activation: Activation) -> tuple[list[dict], set[str]]:
+    pog = state.map
+    facts = state.unit_facts
+    events: list[dict] = []
+    moved: set[str] = set()
+    forts_at_start = dict(state.forts)
+    besieged_at_start = {s for s, f in forts_at_start.items() if f == "besieged"}
+    entered_unbesieged: dict[str, list[str]] = {}  # enemy fort space -> units that entered it unbesieged
+    touched: set[str] = set()  # spaces units ended in or left
+    fort_spaces: set[str] = set()  # enemy fort spaces units ended in or left
+
+    for step in steps:
+        unit, where = step.unit, step.field
+        name = facts[unit].name
+
+        def refuse(message: str, rule: str | None, at: str = where or "units") -> None:
+            raise IllegalOrder(f"{unit} ({name}): {message}", rule=rule, field=at)
+
+        here = state.units.get(unit)
+        if facts[unit].faction != side:
+            refuse("not a unit of the moving side", "base 11.1.1")
+        if here is None or here.space not in pog.index:
+            refuse("not on the map", "base 11.1.1")
+        if unit in moved or unit in activation.moved:
+            refuse("has already moved this action", "base 11.1.1")
+        if unit not in activation.units:
+            refuse(f"its space {pog.name_of(here.space)} was not activated for movement", "base 11.1.1")
+        path = list(step.path)
+        if path[0] == here.space:
+            path = path[1:]
+            if not path:
+                refuse("the path enters no space", None, _sub(where, "path"))
+        mf = facts[unit].rmf if here.reduced else facts[unit].mf
+        if mf < 1:
+            refuse("has no movement factor", "base 11.1.1")
+        if len(path) > mf:
+            refuse(f"the path costs {len(path)} MP but its MF is {mf}", "base 11.1.5", _sub(where, "path"))
+        if not supplied(unit):
+            refuse("is out of supply as it starts to move; OOS units may be activated for attack only",
+                   "14.1.1.1")
+
+        start = current = here.space
+        for j, nxt in enumerate(path):
+            at = _sub(where, f"path[{j}]")
+            target = pog.name_of(nxt)
+            last = j == len(path) - 1
+            if pog.index[nxt] not in pog.neighbours[pog.index[current]]:
+                refuse(f"{pog.name_of(current)} and {target} are not connected", "base 11.1.3", at)
+            if not _beachhead_ok(state, nxt):
+                refuse(f"{target} holds no MEF Beach Head", "base 11.1.10", at)
+            if not _may_cross(state, unit, current, nxt):
+                refuse(f"may not use the limited connection {pog.name_of(current)}-{target}",
+                       "base 11.1.4", at)
+            if state.neutral(nxt):
+                refuse(f"{target} is in a neutral nation", "base 11.1.11", at)
+            occupant = state.occupant(nxt)
+            if occupant is not None and occupant != side:
+                refuse(f"{target} holds enemy units", "base 11.1.7", at)
+            if unit in BEF_UNITS and pog.nation[pog.index[nxt]] not in BEF_NATIONS:
+                refuse(f"the BEF may not enter {target}", "base 11.1.17", at)
+            if (facts[unit].type == "army" and pog.map[pog.index[nxt]] == "neareast"
+                    and unit not in NEAR_EAST_ARMIES):
+                refuse(f"this army may not enter the Near East map ({target})", "base 11.3.1", at)
+            if forts.russian_barred(state, unit, nxt):
+                refuse(f"Russian units may not enter the German fort space {target} in August 1914",
+                       "15.1.12", at)
+            if forts.stops_movement(state, side, nxt):
+                if not last:
+                    refuse(f"entering the unbesieged enemy fort space {target} ends its move",
+                           "15.1.1", at)
+                entered_unbesieged.setdefault(nxt, []).append(unit)
+            current = nxt
+
+        end = current
+        end_name = pog.name_of(end)
+        if end in activation.attack:
+            refuse(f"may not end its move under the Attack marker in {end_name}", "base 11.1.6",
+                   _sub(where, "path"))
+        if (side == "cp" and end in CHANNEL_PORTS and RACE_TO_THE_SEA not in state.events
+                and state.war_status.get("cp", 0) < RACE_TO_THE_SEA_WAR_STATUS):
+            refuse(f"the CP may not end a move in {end_name} before Race to the Sea", "base 11.1.9",
+                   _sub(where, "path"))
+
+        # the unit stops: apply its arrival at once (variant 11.1.4, R01, R03, R05)
+        before = state.control.get(end)
+        first = not any(state.faction(u) == side for u in state.units_in(end))
+        state.units[unit].space = end
+        moved.add(unit)
+        touched.update((start, end))
+        events.append({"kind": "move", "unit": unit, "from": start, "to": end, "path": path})
+        for space in (start, end):
+            if forts.fort_owner(state, space) not in (None, side):
+                fort_spaces.add(space)
+                forts.update_siege(state, space)  # R05, R39; its events are given once, below
+        if before != side:
+            level = state.trenches.get(end, 0) if first else 0
+            if level:  # base 11.2.5-11.2.6, R03: the first of the side's units to stop there
+                # takes a level off the enemy trench (level 2 becomes its own level 1)
+                if level > 1:
+                    state.trenches[end] = level - 1
+                else:
+                    del state.trenches[end]
+                events.append({"kind": "trench", "space": end, "level": level - 1, "rule": "base 11.2.5"})
+            if not forts.enemy_fort(state, side, end) and unit != ANA:
+                state.control[end] = side
+                events.append({"kind": "control", "space": end, "side": side, "rule": "11.1.4"})
+
+    # the whole order has moved: judge it
+    for space in sorted(touched):
+        count = len(state.units_in(space))
+        if count > STACKING_LIMIT:
+            raise IllegalOrder(f"{pog.name_of(space)} would hold {count} units; the limit is "
+                               f"{STACKING_LIMIT}", rule="base 10.1.1", field="moves")
+    for space in sorted(fort_spaces):
+        present = forts.besiegers(state, space)
+        if not present or forts.meets_siege(state, space, present):
+            continue
+        name = pog.name_of(space)
+        lf = forts.fort_lf(state, space)
+        if entered_unbesieged.get(space):
+            raise IllegalOrder(
+                f"the units entering {name} cannot besiege its fort: that takes an army or {lf} "
+                f"corps entering in one action ({', '.join(present)} would be there)",
+                rule="15.2.1", field="moves")
+        if space in besieged_at_start:
+            raise IllegalOrder(
+                f"{name} would be occupied but no longer besieged ({', '.join(present)} left there; "
+                f"a siege needs an army or {lf} corps)", rule="15.2.4", field="moves")
+    for space in sorted(fort_spaces, key=pog.index.__getitem__):
+        status = state.forts.get(space)
+        if status == forts_at_start.get(space):
+            continue
+        if status == "besieged":
+            events.append({"kind": "besieged", "space": space, "side": side, "rule": "15.2.1"})
+        else:
+            events.append({"kind": "siege_ended", "space": space, "rule": "15.2.4"})
+    return events, moved
