@@ -143,3 +143,40 @@ def find(state: PogState, text: str) -> str:
         return state.map.find(text)
     except UnknownSpace as exc:
         raise UsageError(str(exc), field="SPACE") from None
+
+
+def supply_data(state: PogState, side: str | None = None) -> dict:
+    """Each unit on the map: supplied, special or out, the sources it reaches, its OOS marker."""
+    from . import supply
+
+    if side not in (None, "ap", "cp"):
+        from pbem.errors import UsageError
+
+        raise UsageError(f"side is ap or cp, not {side!r}", field="SIDE")
+    computed = supply.compute(state)
+    units = {}
+    for unit, status in sorted(computed.units().items()):
+        if side and state.faction(unit) != side:
+            continue
+        entry = {"space": state.units[unit].space, "status": status, "sources": list(computed.sources(unit))}
+        if computed.special_rule(unit):
+            entry["rule"] = computed.special_rule(unit)
+        if state.units[unit].oos:
+            entry["oos"] = state.units[unit].oos
+        units[unit] = entry
+    return {"side": side or "both", "units": units}
+
+
+def render_supply(data: dict):
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"Supply ({data['side']})", title_justify="left")
+    for column in ("unit", "space", "supply", "sources", "OOS"):
+        table.add_column(column)
+    styles = {"supplied": "green", "special": "yellow", "out": "bold red"}
+    for unit, entry in data["units"].items():
+        status = entry["status"] + (f" ({entry['rule']})" if entry.get("rule") else "")
+        table.add_row(unit, entry["space"], Text(status, style=styles.get(entry["status"], "")),
+                      ", ".join(entry["sources"]), f"OOS{entry['oos']}" if entry.get("oos") else "")
+    return table

@@ -1,0 +1,236 @@
+"""The paths_of_glory ruleset: the plug-in the engine drives (pbem.ruleset contract).
+
+Until the card rules arrive, a side's action is one of (8.1.4, without cards):
+  activate {spaces}   start a movement action in those spaces (14.1.1.1); then
+  move {…}            moves within it (see movement.py for the order's fields); `pass` ends it
+  build_fort {space, corps, rebuild}   within a movement action, before its moves (15.4)
+  economic            resolve the sieges this side besieges (15.3): dice at the entry's roll point
+  political           attrition, both sides at once (14.3.6)
+  pass                end the open action, or take a pass action (8.1.4)
+At the end of every action both sides' OOS markers are adjusted (8.1.5, 14.3.5), then the other
+side acts; the Central Powers act first in each round (8.1.2).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from importlib import resources
+
+from pbem.errors import IllegalOrder, UsageError
+from pbem.ruleset import Chance, Decision, OptionSpec, OrderHint, Over, Setup, View
+
+from . import state as positions
+from .state import PogState, enemy
+
+OPTIONS = {
+    "vesting_holland": OptionSpec("vesting_holland", True, "18", "Holland on the map (Amsterdam, Nijmegen), neutral "
+                                  "until Invasion Holland"),
+    "italy_19_1": OptionSpec("italy_19_1", True, "19.1", "no Trent–Verona connection; the IT 1st Army sets up in "
+                             "Venice"),
+    "italy_19_1_1": OptionSpec("italy_19_1_1", False, "19.1.1", "keep Trent–Verona, with no combat or advance across "
+                               "it (instead of 19.1)"),
+    "italy_19_1_2": OptionSpec("italy_19_1_2", False, "19.1.2", "the Taranto–Valona connection"),
+    "italy_19_1_3": OptionSpec("italy_19_1_3", False, "19.1.3", "the Maggiore–Venice connection"),
+    "italy_19_2": OptionSpec("italy_19_2", False, "19.2", "operations limits on the Italian front"),
+}
+MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")
+ORDER_KINDS = ("activate", "move", "build_fort", "economic", "political", "pass")
+
+
+@lru_cache(maxsize=1)
+def sequence() -> dict:
+    with resources.files(__package__).joinpath("data", "sequence.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def variants_of(options) -> frozenset[str]:
+    chosen = {name: options.get(name, spec.default) for name, spec in OPTIONS.items()}
+    if chosen["italy_19_1_1"]:
+        chosen["italy_19_1"] = False  # 19.1.1 keeps the connection 19.1 removes
+    return frozenset(name for name in MAP_VARIANTS if chosen[name])
+
+
+class PathsOfGlory:
+    id = "paths_of_glory"
+    version = "1"
+    title = "Paths of Glory, Suicide of Europe variant: map, set-up, movement, supply, forts and sieges"
+    sides = ("ap", "cp")
+    options = OPTIONS
+
+    def scenarios(self) -> dict[str, str]:
+        return {"august_1914": "August 1914: the full set-up, Central Powers to act"}
+
+    # ------------------------------------------------------------------ state
+
+    def new_state(self, setup: Setup) -> PogState:
+        self._players(setup)
+        unknown = set(setup.options) - set(OPTIONS)
+        if unknown:
+            raise UsageError(f"unknown option {sorted(unknown)[0]!r}", field="options")
+        state = positions.initial_position(variants_of(setup.options))
+        state.setup = setup  # who commands each side; not part of the public dump
+        return state
+
+    def _players(self, setup: Setup) -> dict[str, str]:
+        """Which player commands each side (charter sides "ap" and "cp")."""
+        owners = {}
+        for seat in setup.roster:
+            if seat.role != "player":
+                continue
+            for side in seat.sides:
+                if side in owners or side not in self.sides:
+                    raise UsageError(f"side {side!r} must be 'ap' or 'cp' and held by one player", field="sides")
+                owners[side] = seat.id
+        if set(owners) != set(self.sides):
+            raise UsageError("each of the sides ap and cp needs a player (--sides ID=ap)", field="sides")
+        return owners
+
+    def dump(self, state: PogState) -> dict:
+        return positions.dump(state)
+
+    def load(self, data: dict, setup: Setup) -> PogState:
+        loaded = positions.load(data)
+        loaded.setup = setup
+        return loaded
+
+    # ------------------------------------------------------------------ the state machine
+
+    def pending(self, state: PogState):
+        resigned = sorted(e for e in state.events if e.startswith("resigned:"))
+        if resigned:
+            return Over(f"{resigned[0].split(':', 1)[1]} resigned")
+        if state.action.get("kind") == "economic":
+            return Chance("siege resolution")
+        return Decision((self._owner(state, state.active),))
+
+    def _owner(self, state: PogState, side: str) -> str:
+        setup = getattr(state, "setup", None)
+        if setup is None:
+            return side
+        return self._players(setup)[side]
+
+    def apply(self, state: PogState, player: str, order: dict) -> PogState:
+        kind = order["kind"]
+        if kind not in ORDER_KINDS:
+            raise IllegalOrder(f"unknown order {kind!r}; until the card rules arrive: {', '.join(ORDER_KINDS)}",
+                               rule="8.1.4", field="kind")
+        side = state.active
+        open_action = state.action.get("kind")
+        if open_action == "movement" and kind in ("move", "build_fort"):
+            from . import forts, movement
+
+            activation = movement.Activation.load(state.action["activation"])
+            if kind == "move":
+                movement.move(state, side, order, self._supplied(state), activation)
+            else:
+                space, corps = self._space_field(state, order), order.get("corps")
+                if not isinstance(corps, str):
+                    raise IllegalOrder("name the corps that pays for the fort", rule="15.4.1", field="corps")
+                build = forts.rebuild_fort if order.get("rebuild") else forts.build_fort
+                from . import supply
+
+                build(state, side, space, corps, activation,
+                      lambda where: supply.compute(state).space_supplied(side, where))
+            state.action["activation"] = activation.dump()
+            return state
+        if kind == "pass" and open_action == "movement":
+            self._end_action(state)
+            return state
+        if kind in ("move", "build_fort"):
+            raise IllegalOrder(f"{kind} belongs to a movement action: 'activate' spaces first", rule="14.1.1.1")
+        if kind == "activate":
+            from . import movement
+
+            spaces = order.get("spaces")
+            if not isinstance(spaces, list) or not spaces:
+                raise IllegalOrder('name the spaces to activate: spaces = ["…"]', rule="14.1.1.1", field="spaces")
+            activation = movement.activate_for_movement(state, side, spaces, self._supplied(state))
+            state.action = {"kind": "movement", "activation": activation.dump()}
+        elif kind == "economic":
+            state.action = {"kind": "economic"}  # the sieges are rolled at this entry's roll point
+        elif kind == "political":
+            from . import supply
+
+            supply.attrition(state)
+            self._end_action(state)
+        else:  # a pass action
+            self._end_action(state)
+        return state
+
+    def _space_field(self, state: PogState, order: dict) -> str:
+        from .data import UnknownSpace
+
+        try:
+            return state.map.find(str(order.get("space", "")))
+        except UnknownSpace as exc:
+            raise IllegalOrder(str(exc), rule="15.4", field="space") from None
+
+    def resolve(self, state: PogState, dice, private) -> PogState:
+        from . import forts
+
+        forts.resolve_sieges(state, state.active, dice, self._supplied(state))
+        self._end_action(state)
+        return state
+
+    def _supplied(self, state: PogState):
+        """Asked unit by unit against the live position: a path opened earlier counts (R04)."""
+        from . import supply
+
+        return lambda unit: supply.compute(state).status(unit) != "out"
+
+    def _end_action(self, state: PogState) -> None:
+        """8.1.5 then 8.1.8: adjust OOS markers for both sides, then the next side acts."""
+        from . import supply
+
+        supply.oos_step(state)
+        state.action = {}
+        first = sequence()["first"]
+        rounds = sequence()["action_rounds"]
+        if state.active == first:
+            state.active = enemy(first)
+            return
+        state.active = first
+        state.round += 1
+        if state.round > max(rounds[state.commitment[side]] for side in self.sides):  # R41
+            state.round = 1
+            state.turn += 1
+
+    def resign(self, state: PogState, player: str) -> PogState:
+        state.events.add(f"resigned:{player}")
+        return state
+
+    def legal(self, state: PogState, player: str) -> list[OrderHint]:
+        if state.action.get("kind") == "movement":
+            return [OrderHint("move", "units=[…] path=[…]", "move units of the activated spaces", "11"),
+                    OrderHint("build_fort", 'space="…" corps="…" [rebuild=true]',
+                              "build or rebuild a fort, before any move", "15.4"),
+                    OrderHint("pass", "", "end the movement action", "8.1.8")]
+        return [OrderHint("activate", 'spaces=["…"]', "start a movement action", "14.1.1.1"),
+                OrderHint("economic", "", "resolve your sieges", "15.3"),
+                OrderHint("political", "", "attrition for both sides", "14.3.6"),
+                OrderHint("pass", "", "a pass action", "8.1.4")]
+
+    def summary(self, order: dict) -> str:
+        kind = order.get("kind")
+        if kind == "activate":
+            return "activate " + ", ".join(map(str, order.get("spaces", [])))
+        if kind == "move":
+            return "move " + " ".join(f"{k}={v}" for k, v in order.items() if k != "kind")
+        if kind == "build_fort":
+            return f"{'rebuild' if order.get('rebuild') else 'build'} a fort in {order.get('space')}"
+        return str(kind)
+
+    def views(self, state: PogState) -> dict:
+        from . import views
+
+        return {
+            "map": View("spaces by nation: control, forts, trenches, units and OOS markers; 'map NATION' for one",
+                        lambda nation=None: views.map_data(state, nation), views.render_map),
+            "space": View("one space: 'space NAME' (any case; near misses suggest the closest)",
+                          lambda *name: views.space_data(state, views.find(state, " ".join(name) or "?")),
+                          views.render_space),
+            "supply": View("each unit: supplied, special or out, the sources it reaches, its OOS marker; "
+                           "'supply ap' or 'supply cp' for one side",
+                           lambda side=None: views.supply_data(state, side), views.render_supply),
+        }
