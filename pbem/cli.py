@@ -644,7 +644,7 @@ def rules_cmd(game: Optional[str] = typer.Argument(None, help="A ruleset id, e.g
 
 @app.command("demo")
 def demo(
-    game: str = typer.Argument("freeform", help="Which demo to play."),
+    game: str = typer.Argument("freeform", help="Which game: freeform or paths-of-glory."),
     keep: Optional[Path] = typer.Option(None, "--keep", help="Keep the players' directories here."),
 ) -> None:
     """Play a scripted game between three players in separate directories, verify it, show the report."""

@@ -55,7 +55,7 @@ def test_bundled_example_verifies(tmp_path):
 def test_demo_plays_and_verifies_a_three_player_game():
     result = pbem("demo")
     assert result.returncode == 0, result.stderr
-    assert "verified in all three directories" in result.stdout
+    assert "verified in all 3 directories" in result.stdout
     assert "Game over: draw agreed after the barrage" in result.stdout
 
 
@@ -65,3 +65,30 @@ def test_help_teaches_every_command():
     for command in ("key", "new", "join", "move", "apply", "status", "show", "log", "verify", "resign",
                     "report", "rules", "demo"):
         assert command in result.stdout
+
+
+POG_EXAMPLE = ROOT / "examples" / "paths-of-glory-1914" / "game"
+
+
+def test_paths_of_glory_demo_plays_the_whole_sequence():
+    result = pbem("demo", "paths-of-glory")
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "refused bob" in out and "rule 15.2.1" in out and "(nothing signed)" in out
+    assert "siege of Liege (15.3.2)" in out
+    assert "RU Corps OOS5" in out
+    assert "verified in all 2 directories" in out
+
+
+def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
+    result = pbem("verify", "--game", str(POG_EXAMPLE), "--json")
+    assert result.returncode == 0, result.stderr
+    engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
+    state = engine.state
+    assert engine.head_seq == 7 and [r.seq for r in engine.rolls] == [3]
+    assert state.units["ge_1_army"].space == "liege"
+    assert state.units["ge_8_army"].space == "szawli" and state.control["szawli"] == "cp"
+    assert state.units["ru_corps_9"].space == "ap_eliminated"  # 14.3.5: OOS5, then eliminated
+    assert state.control["libau"] == "cp"  # 14.3.6: attrition
+    die = engine.rolls[0].draws[0].result
+    assert state.forts["liege"] == ("destroyed" if die - 2 > 3 else "besieged")  # 15.3.3: -2 in Aug 1914

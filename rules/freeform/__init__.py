@@ -233,6 +233,10 @@ class Freeform:
             resigned=list(data["resigned"]),
         )
 
+    def demo_script(self) -> dict:
+        with resources.files(__package__).joinpath("data/demo.toml").open("rb") as handle:
+            return tomllib.load(handle)
+
     def views(self, state: FreeformState) -> dict:
         from . import views
 

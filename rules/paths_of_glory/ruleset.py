@@ -2,7 +2,8 @@
 
 Until the card rules arrive, a side's action is one of (8.1.4, without cards):
   activate {spaces}   start a movement action in those spaces (14.1.1.1); then
-  move {…}            moves within it (see movement.py for the order's fields); `pass` ends it
+  move {…}            moves within it: units=[…] path=[…] for one stack, or
+                      moves=["ge_1_army: liege", "ge_8_army: memel, szawli"]; `pass` ends it
   build_fort {space, corps, rebuild}   within a movement action, before its moves (15.4)
   economic            resolve the sieges this side besieges (15.3): dice at the entry's roll point
   political           attrition, both sides at once (14.3.6)
@@ -44,6 +45,13 @@ def sequence() -> dict:
         return tomllib.load(handle)
 
 
+@lru_cache(maxsize=1)
+def scenario_data() -> dict:
+    with resources.files(__package__).joinpath("data", "scenarios.toml").open("rb") as handle:
+        data = tomllib.load(handle)
+    return {name: value for name, value in data.items() if isinstance(value, dict)}
+
+
 def variants_of(options) -> frozenset[str]:
     chosen = {name: options.get(name, spec.default) for name, spec in OPTIONS.items()}
     if chosen["italy_19_1_1"]:
@@ -59,7 +67,7 @@ class PathsOfGlory:
     options = OPTIONS
 
     def scenarios(self) -> dict[str, str]:
-        return {"august_1914": "August 1914: the full set-up, Central Powers to act"}
+        return {name: scenario["title"] for name, scenario in scenario_data().items()}
 
     # ------------------------------------------------------------------ state
 
@@ -68,7 +76,10 @@ class PathsOfGlory:
         unknown = set(setup.options) - set(OPTIONS)
         if unknown:
             raise UsageError(f"unknown option {sorted(unknown)[0]!r}", field="options")
-        state = positions.initial_position(variants_of(setup.options))
+        scenario = scenario_data().get(setup.scenario)
+        if scenario is None:
+            raise UsageError(f"no scenario {setup.scenario!r} (have: {', '.join(scenario_data())})", field="scenario")
+        state = positions.position_from_case(scenario.get("position", {}), variants_of(setup.options))
         state.setup = setup  # who commands each side; not part of the public dump
         return state
 
@@ -122,7 +133,7 @@ class PathsOfGlory:
 
             activation = movement.Activation.load(state.action["activation"])
             if kind == "move":
-                movement.move(state, side, order, self._supplied(state), activation)
+                movement.move(state, side, self._move_order(order), self._supplied(state), activation)
             else:
                 space, corps = self._space_field(state, order), order.get("corps")
                 if not isinstance(corps, str):
@@ -157,6 +168,22 @@ class PathsOfGlory:
         else:  # a pass action
             self._end_action(state)
         return state
+
+    def _move_order(self, order: dict) -> dict:
+        """Signed orders hold flat values: each of `moves` is "UNIT: SPACE, SPACE, …"."""
+        if "moves" not in order:
+            return order
+        moves = order["moves"]
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise IllegalOrder('moves are strings such as "ge_8_army: memel, szawli"', rule="11", field="moves")
+        parsed = []
+        for index, text in enumerate(moves):
+            unit, sep, path = text.partition(":")
+            spaces = [p for p in path.replace(",", " ").split() if p]
+            if not sep or not unit.strip() or not spaces:
+                raise IllegalOrder(f'{text!r}: write "UNIT: SPACE, SPACE"', rule="11", field=f"moves[{index}]")
+            parsed.append({"unit": unit.strip(), "path": spaces})
+        return {**order, "moves": parsed}
 
     def _space_field(self, state: PogState, order: dict) -> str:
         from .data import UnknownSpace
@@ -202,7 +229,8 @@ class PathsOfGlory:
 
     def legal(self, state: PogState, player: str) -> list[OrderHint]:
         if state.action.get("kind") == "movement":
-            return [OrderHint("move", "units=[…] path=[…]", "move units of the activated spaces", "11"),
+            return [OrderHint("move", 'units=[…] path=[…] | moves=["UNIT: SPACE, …"]',
+                              "move units of the activated spaces", "11"),
                     OrderHint("build_fort", 'space="…" corps="…" [rebuild=true]',
                               "build or rebuild a fort, before any move", "15.4"),
                     OrderHint("pass", "", "end the movement action", "8.1.8")]
@@ -216,10 +244,17 @@ class PathsOfGlory:
         if kind == "activate":
             return "activate " + ", ".join(map(str, order.get("spaces", [])))
         if kind == "move":
-            return "move " + " ".join(f"{k}={v}" for k, v in order.items() if k != "kind")
+            if isinstance(order.get("moves"), list):
+                return "move " + "; ".join(map(str, order["moves"]))
+            return f"move {', '.join(map(str, order.get('units', [order.get('unit')])))}: " + \
+                ", ".join(map(str, order.get("path", [])))
         if kind == "build_fort":
             return f"{'rebuild' if order.get('rebuild') else 'build'} a fort in {order.get('space')}"
         return str(kind)
+
+    def demo_script(self) -> dict:
+        with resources.files(__package__).joinpath("data", "demo.toml").open("rb") as handle:
+            return tomllib.load(handle)
 
     def views(self, state: PogState) -> dict:
         from . import views
