@@ -79,6 +79,8 @@ def test_case(case):
         assert state.forts.get(space) == fort, space
     for space, level in after.get("trenches", {}).items():
         assert state.trenches.get(space, 0) == level, space
+    if "removed" in after:
+        assert sorted(state.removed) == sorted(after["removed"])
     if "events" in expect:
         assert events == expect["events"]
     for event in expect.get("events_include", []):

@@ -47,6 +47,7 @@ class PogState:
     commitment: dict[str, str] = field(default_factory=lambda: {"ap": "mobilization", "cp": "mobilization"})
     events: set[str] = field(default_factory=set)
     built_forts: dict[str, int] = field(default_factory=dict)  # 15.4.1: new forts, by space
+    removed: set[str] = field(default_factory=set)  # out of the game for good (14.3.5: OOS armies)
     # The sequence of play (8.1): whose action, which round, the action under way.
     active: str = "cp"  # 8.1.2: the Central Powers act first in each action round
     round: int = 1
@@ -186,6 +187,7 @@ def dump(state: PogState) -> dict:
         "commitment": dict(sorted(state.commitment.items())),
         "events": sorted(state.events),
         "built_forts": dict(sorted(state.built_forts.items())),
+        "removed": sorted(state.removed),
         "active": state.active,
         "round": state.round,
         "action": state.action,
@@ -199,5 +201,5 @@ def load(data: dict) -> PogState:
         units={u: UnitState(space, bool(reduced), oos) for u, (space, reduced, oos) in data["units"].items()},
         forts=dict(data["forts"]), trenches=dict(data["trenches"]), war_status=dict(data["war_status"]),
         commitment=dict(data["commitment"]), events=set(data["events"]), built_forts=dict(data["built_forts"]),
-        active=data["active"], round=data["round"], action=dict(data["action"]),
+        removed=set(data["removed"]), active=data["active"], round=data["round"], action=dict(data["action"]),
     )

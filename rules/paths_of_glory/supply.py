@@ -502,9 +502,7 @@ def oos_step(state: PogState, supply: Supply | None = None) -> list[dict]:
         spaces.add(here.space)
         here.space, here.oos, here.reduced = box, 0, False
         if permanent:
-            removed = getattr(state, "removed", None)
-            if isinstance(removed, set):
-                removed.add(unit)
+            state.removed.add(unit)
     for space in sorted(spaces):
         events += update_siege(state, space)  # 15.2.4, R26, R39: the siege ends or lapses
     if doomed:
