@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -92,3 +93,14 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert state.control["libau"] == "cp"  # 14.3.6: attrition
     die = engine.rolls[0].draws[0].result
     assert state.forts["liege"] == ("destroyed" if die - 2 > 3 else "besieged")  # 15.3.3: -2 in Aug 1914
+
+
+@pytest.mark.skipif(not shutil.which("script"), reason="needs util-linux 'script' for a pseudo-terminal")
+def test_long_replays_show_a_progress_bar_on_a_terminal_only():
+    command = f"{sys.executable} -m pbem.cli verify --game {EXAMPLE}"
+    on_tty = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True, text=True,
+                            env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "COLUMNS": "100"})
+    assert on_tty.returncode == 0
+    assert "Verifying" in on_tty.stdout and "100%" in on_tty.stdout
+    piped = pbem("verify", "--game", str(EXAMPLE))
+    assert piped.returncode == 0 and "Verifying" not in piped.stdout and "Verified" in piped.stdout
