@@ -138,6 +138,7 @@ class Game:
         self.charter = Charter.parse(text, str(self.dir.charter_path))
         self.ruleset = rulesets.load(self.charter.ruleset, self.charter.version)
         self._resigns: dict[str, Message] | None = None
+        self._engine: Engine | None = None  # the replay at the head, once loaded by this object
 
     @property
     def identity(self) -> Identity | None:
@@ -200,13 +201,15 @@ class Game:
         return engine
 
     def engine(self) -> Engine:
-        """The replay at the head: from state.toml when it matches the log, else replayed and cached."""
-        cached = self._load_cache()
-        if cached is not None:
-            return cached
-        engine = self.replay()
-        self._save_cache(engine)
-        return engine
+        """The replay at the head: from state.toml when it matches the log, else replayed and cached.
+
+        Callers get their own copy: rulesets mutate the states they are given."""
+        if self._engine is None:
+            self._engine = self._load_cache()
+            if self._engine is None:
+                self._engine = self.replay()
+                self._save_cache(self._engine)
+        return self._engine.clone()
 
     def _load_cache(self) -> Engine | None:
         path = self.dir.root / CACHE
@@ -246,7 +249,7 @@ class Game:
 
     def current(self) -> tuple[Engine, RollRecord | None]:
         """The game as players see it now: the head, with the open roll resolved if all revealed."""
-        engine = self.engine().clone()
+        engine = self.engine()
         record = engine.resolve_with(self.reveals_at(engine))
         return engine, record
 
@@ -255,7 +258,11 @@ class Game:
     def accept(self, incoming: list[Message]) -> ApplyReport:
         """Classify and apply messages (§4): duplicate, held, fork, or applied. All or nothing."""
         with self.dir.lock():
-            return self._accept_locked(incoming)
+            try:
+                return self._accept_locked(incoming)
+            finally:  # written or not, what this object had loaded may no longer be the head
+                self._engine = None
+                self._resigns = None
 
     def _accept_locked(self, incoming: list[Message]) -> ApplyReport:
         forks = self.dir.forks()
@@ -264,8 +271,8 @@ class Game:
                 f"the game is stopped: proof of equivocation is in {forks[0].parent} "
                 "(the players settle it between themselves)", kind="game",
             )
-        base = self.engine()
-        work = base.clone()
+        work = self.engine()
+        base_seq = work.head_seq
         staged: dict[Path, Message] = {}  # path -> message, in the order to write
         staged_by_id: dict[str, Message] = {}
         report = ApplyReport()
@@ -308,7 +315,7 @@ class Game:
             if outcome.status == "held":
                 atomic_write(self.dir.held_path(message), message.stored())
             report.outcomes.append(outcome)
-        if work.head_seq != base.head_seq:
+        if work.head_seq != base_seq:
             self._save_cache(work)
         return report
 
@@ -449,7 +456,7 @@ class Game:
         by_id = {m.id: m for m in uses}
         body = emit_body(fields)
         trial = Message(body, b"", parse_fields(body, {"player": player}))
-        computed, _ = engine.clone().apply_entry(trial, by_id.get, check_state=False, check_signature=False)
+        computed, _ = engine.apply_entry(trial, by_id.get, check_state=False, check_signature=False)
         fields["state"] = computed
         return sign(fields, signer)
 

@@ -102,3 +102,18 @@ def test_views_through_the_cli(game):
     supply = json.loads(pbem("show", "supply", "cp", "--json").stdout)
     assert supply["units"]["ge_1_army"] == {"space": "aachen", "status": "supplied", "sources": ["essen", "breslau"]}
     assert "Belgium" in pbem("show", "map").stdout
+
+
+def test_turks_in_medina_may_not_be_activated_for_movement():
+    """14.1.8: special supply in Medina, but no movement activation (through the ruleset itself)."""
+    from pbem.rules.paths_of_glory import ruleset
+    from pbem.rules.paths_of_glory.state import position_from_case
+    from pbem.ruleset import Seat, Setup
+
+    state = position_from_case({"base": "1914", "at_war": ["tu"], "units": {"tu_corps_12": "medina"},
+                                "forts": {"aqaba": "destroyed"}, "control": {"aqaba": "ap"}},
+                               frozenset({"vesting_holland", "italy_19_1"}))
+    state.setup = Setup("august_1914", (Seat("alice", ("ap",), "player"), Seat("bob", ("cp",), "player")))
+    with pytest.raises(IllegalOrder) as refused:
+        ruleset.apply(state, "bob", {"kind": "activate", "spaces": ["Medina"]})
+    assert refused.value.rule == "14.1.8" and "supplied only by Medina" in refused.value.message

@@ -156,6 +156,7 @@ class PathsOfGlory:
             spaces = order.get("spaces")
             if not isinstance(spaces, list) or not spaces:
                 raise IllegalOrder('name the spaces to activate: spaces = ["…"]', rule="14.1.1.1", field="spaces")
+            self._refuse_medina(state, side, spaces)
             activation = movement.activate_for_movement(state, side, spaces, self._supplied(state))
             state.action = {"kind": "movement", "activation": activation.dump()}
         elif kind == "economic":
@@ -168,6 +169,22 @@ class PathsOfGlory:
         else:  # a pass action
             self._end_action(state)
         return state
+
+    def _refuse_medina(self, state: PogState, side: str, spaces: list) -> None:
+        """14.1.8: Turkish units in Medina's special supply are never activated for movement."""
+        from . import supply
+        from .data import UnknownSpace
+
+        computed = supply.compute(state)
+        for index, text in enumerate(spaces):
+            try:
+                space = state.map.find(str(text))
+            except UnknownSpace:
+                continue  # activation itself names the unknown space
+            own = [u for u in state.units_in(space) if state.faction(u) == side]
+            if own and all(computed.medina_only(u) for u in own):
+                raise IllegalOrder(f"the units in {state.map.name_of(space)} are supplied only by Medina and may "
+                                   "not be activated for movement", rule="14.1.8", field=f"spaces[{index}]")
 
     def _move_order(self, order: dict) -> dict:
         """Signed orders hold flat values: each of `moves` is "UNIT: SPACE, SPACE, …"."""
@@ -201,10 +218,16 @@ class PathsOfGlory:
         return state
 
     def _supplied(self, state: PogState):
-        """Asked unit by unit against the live position: a path opened earlier counts (R04)."""
+        """May this unit move (or besiege in supply)? Asked unit by unit against the live position,
+        so a path opened earlier in the action counts (R04). Turks in Medina are in special supply
+        but may not be activated for movement (14.1.8)."""
         from . import supply
 
-        return lambda unit: supply.compute(state).status(unit) != "out"
+        def supplied(unit: str) -> bool:
+            computed = supply.compute(state)
+            return computed.status(unit) != "out" and not computed.medina_only(unit)
+
+        return supplied
 
     def _end_action(self, state: PogState) -> None:
         """8.1.5 then 8.1.8: adjust OOS markers for both sides, then the next side acts."""
