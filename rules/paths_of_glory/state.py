@@ -99,7 +99,12 @@ class PogState:
     def neutral(self, space: str) -> bool:
         """A space of a nation not (yet) at war: no unit may enter it."""
         nation = self.map.nation[self.map.index[space]]
-        return nation in self.neutral_nations()
+        if nation not in self.neutral_nations():
+            return False
+        if nation == "gr" and "salonika" in self.events:
+            # R37 (base 9.5.2.4): after the Salonika event only spaces holding Greek units stay closed
+            return any(self.nation(unit) == "gr" for unit in self.units_in(space))
+        return True
 
     def neutral_nations(self) -> set[str]:
         base = set(load_setup(self.variants).neutral_nations)
