@@ -35,7 +35,7 @@ def state_view(state: dict):
         roll = state["last_roll"]
         line = Text.assemble(
             ("Last roll: ", "bold"), f"{roll['player']} rolled {roll['dice']} for {roll['purpose']!r}: ",
-            (" ".join(map(str, roll["faces"])), "cyan"), f" = ", (str(roll["total"]), "bold cyan"),
+            (" ".join(map(str, roll["faces"])), "cyan"), " = ", (str(roll["total"]), "bold cyan"),
         )
         if "outcome" in roll:
             line.append(f"  → {roll['table']}: {roll['outcome']}", style="magenta")

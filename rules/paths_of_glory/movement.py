@@ -67,16 +67,12 @@ from pbem.errors import IllegalOrder, UnreadableInput
 
 from . import forts
 from .data import UnknownSpace
+from .roles import ANA, BEF_UNITS
 from .state import PogState
 
 STACKING_LIMIT = 3  # base 10.1.1: three combat units per space (forts do not count)
 BEF_NATIONS = frozenset({"br", "fr", "be", "ge"})  # base 11.1.17: where the BEF may move
-BEF_UNITS = frozenset({"br_bef_corps", "br_bef_army"})
-ANA = "br_ana_corps"  # base 11.1.4 (not British on limited connections), 11.1.15 (no conversion)
 DASHED_LINE_NATION = {"sn": "tu"}  # base 11.1.4: the SN unit is Turkish for dashed lines
-NEAR_EAST_ARMIES = frozenset({  # base 11.3.1: the only armies that may enter the Near East map
-    "ru_cau_army", "br_mef_army", "br_ne_army", "fr_orient_army", "tu_yld_army", "tu_aoi_army",
-})
 CHANNEL_PORTS = frozenset({"amiens", "calais", "ostend"})  # base 11.1.9
 RACE_TO_THE_SEA = "race_to_the_sea"  # base 11.1.9: card #8's event id (cards.csv)
 RACE_TO_THE_SEA_WAR_STATUS = 4  # base 11.1.9: or CP War Status 4 or more
@@ -371,7 +367,7 @@ def _move(state: PogState, side: str, steps: list[_Step], supplied: Callable[[st
             if unit in BEF_UNITS and pog.nation[pog.index[nxt]] not in BEF_NATIONS:
                 refuse(f"the BEF may not enter {target}", "base 11.1.17", at)
             if (facts[unit].type == "army" and pog.map[pog.index[nxt]] == "neareast"
-                    and unit not in NEAR_EAST_ARMIES):
+                    and not state.unit_facts[unit].near_east):  # base 11.3.1
                 refuse(f"this army may not enter the Near East map ({target})", "base 11.3.1", at)
             if forts.russian_barred(state, unit, nxt):
                 refuse(f"Russian units may not enter the German fort space {target} in August 1914",

@@ -23,6 +23,7 @@ from pbem.rules.common import graphs
 
 from .data import PogMap, Unit, load_map, load_units
 from .forts import update_siege
+from .roles import ANA, BEACH_HEAD_UNITS, BEF_UNITS
 from .state import SIDES, PogState, enemy
 
 SUPPLIED, SPECIAL, OUT = "supplied", "special", "out"
@@ -33,7 +34,6 @@ CP_PORT_NATIONS = frozenset({"ge", "ru"})
 ALLIED_PORT_NEEDS = {"constantinople": "gallipoli"}
 # 14.1.5: always in supply (special supply): the MN corps, the British ANA corps, the Turk SN corps.
 ALWAYS_SUPPLIED_NATIONS = frozenset({"mn", "sn"})
-ANA = frozenset({"br_ana_corps"})
 # 14.1.6: Serbian units are in special supply inside Serbia (spaces of nation "sb").
 SERBIA = "sb"
 # 14.1.8: Turk units in Medina are in special supply.
@@ -44,9 +44,8 @@ ALWAYS, IN_SERBIA, IN_MEDINA = "14.1.5", "14.1.6", "14.1.8"
 RUSSIAN_LINES_NATIONS = frozenset({"ro", "sb"})
 # Base 11.1.4, R06: `br` admits British units but not the ANA; `br_corps` (18.1.2) admits British
 #   corps, AUS, CND and PT included, but not the ANA or the BEF corps.
-TOKEN_EXCLUDES = {"br": ANA, "br_corps": ANA | {"br_bef_corps"}}
+TOKEN_EXCLUDES = {"br": frozenset({ANA}), "br_corps": frozenset({ANA}) | BEF_UNITS}
 # 002 9.2.7.1, R16, R36: only the MEF army and BR and AUS corps use the MEF beach head as a port.
-BEACH_HEAD_UNITS = frozenset({"br_mef_army", "br_aus_corps"})
 BEACH_HEAD_CORPS_PREFIX = "br_corps_"
 # 9.5.2.4 (base), R37: the Salonika event opens Greek spaces without Greek units.
 LIMITED_GREEK_ENTRY = "salonika"
@@ -108,7 +107,7 @@ def _unit_tokens(unit: Unit, vocabulary: frozenset[str]) -> frozenset[str]:
         if unit.id in TOKEN_EXCLUDES.get(token, ()):
             continue
         if token == "ana":
-            ok = unit.id in ANA
+            ok = unit.id == ANA
         elif token == "mef":
             ok = False
         elif token.endswith("_corps"):
@@ -250,7 +249,7 @@ def _position(state: PogState, pog: PogMap, c: _Compiled) -> _Position:
         if i in c.mef and i != beach_i:
             neutral[i] = True  # R36: out of play without the marker
             open_to["ap"][i] = open_to["cp"][i] = False
-        if control[i] == "cp" and "ap" in units_of[i] and any(u in ANA for u in units_of[i]["ap"]) \
+        if control[i] == "cp" and "ap" in units_of[i] and any(u == ANA for u in units_of[i]["ap"]) \
                 and state.forts.get(pog.ids[i]) != "besieged":
             control[i] = "ap"  # R01 (base 11.1.15): the ANA's CP space counts as Allied
 
@@ -422,7 +421,7 @@ def _mask_at(i: int, reach: list[int], cls: SupplyClass, c: _Compiled, pos: _Pos
 
 def _special(state: PogState, unit: Unit, space: int, c: _Compiled) -> str | None:
     """The special supply a unit has where it stands (14.1.5, 14.1.6, 14.1.8), if any."""
-    if unit.nation in ALWAYS_SUPPLIED_NATIONS or unit.id in ANA:
+    if unit.nation in ALWAYS_SUPPLIED_NATIONS or unit.id == ANA:
         return ALWAYS
     if unit.nation == SERBIA and c.nation[space] == SERBIA:
         return IN_SERBIA
