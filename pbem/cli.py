@@ -28,11 +28,15 @@ app = typer.Typer(
 )
 key_app = typer.Typer(help="Create and show your Ed25519 signing key.", no_args_is_help=True)
 app.add_typer(key_app, name="key")
+mail_app = typer.Typer(help="Your mail settings and the other players' addresses.", no_args_is_help=True)
+app.add_typer(mail_app, name="mail")
 
 GameOpt = typer.Option(Path("."), "--game", "-g", help="The game directory.", show_default=True)
 JsonOpt = typer.Option(False, "--json", help="Print data as JSON instead of a report.")
 KeyOpt = typer.Option(None, "--key", help="An OpenSSH Ed25519 private key to sign with (default: me.toml's, "
                       "else the key 'pbem key new' made).")
+SendOpt = typer.Option(False, "--send", help="Mail it to the other players now (see 'pbem mail setup'); "
+                       "if some cannot be reached it stays queued for 'pbem send --retry'.")
 AgentOpt = typer.Option(None, "--agent", help="Sign through ssh-agent with the key whose public half is this "
                         "file (ssh-keygen -Y sign).")
 
@@ -337,6 +341,7 @@ def move(
     game_dir: Path = GameOpt,
     key: Optional[Path] = KeyOpt,
     agent: Optional[Path] = AgentOpt,
+    send_now: bool = SendOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Sign your next move from the local head and put it in outbox/ to mail to the others.
@@ -353,13 +358,17 @@ def move(
         parsed.extend(_edit_orders(game, player))
     message, report = game.move(player, parsed, _signer(key, agent, game))
     path = game.dir.outbox_path(message)
+    posted = _post(game, [message]) if send_now else []
     if as_json:
-        emit_json({"id": message.id, "seq": message.seq, "outbox": str(path), "orders": parsed})
+        emit_json({"id": message.id, "seq": message.seq, "outbox": str(path), "orders": parsed,
+                   "mailed": [_delivery_json(p) for p in posted]})
         return
     from . import report as reports
 
     out().print(reports.outcome_lines(report, game.ruleset.summary))
-    out().print(f"Mail [bold]{path}[/bold] to the other players (and the reveals it uses, if you hold them).")
+    if not send_now:
+        out().print(f"Mail [bold]{path}[/bold] to the other players (and the reveals it uses, if you hold them), "
+                    "or run 'pbem send' on it.")
 
 
 def _read_inputs(files: list[str]) -> list:
@@ -388,6 +397,7 @@ def apply(
     game_dir: Path = GameOpt,
     key: Optional[Path] = KeyOpt,
     agent: Optional[Path] = AgentOpt,
+    send_now: bool = typer.Option(False, "--send", help="Mail the reveal this writes to every player."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Verify incoming messages, store them and adjudicate; answer with a reveal when you witness.
@@ -408,6 +418,8 @@ def apply(
         revealed, reveal_report = game.reveal(me, lambda: _signer(key, agent, game),
                                               fresh_machine_ok=not_revealed_elsewhere)
         report.rolls.extend(reveal_report.rolls)
+        if send_now:
+            _post(game, [revealed])
     elif reveal and not files:
         raise UsageError(f"{me} owes no reveal now", player=me, field="--reveal")
     if as_json:
@@ -443,6 +455,165 @@ def resign(
     player = _me(game)
     message, _ = game.resign(player, _signer(key, agent, game), reason)
     out().print(f"Resigned. Mail [bold]{game.dir.outbox_path(message)}[/bold] to every player.")
+
+
+# ------------------------------------------------------------------------------------- mail
+
+def _delivery_json(posted) -> dict:
+    return {"id": posted.message.id, "delivered": posted.delivery.delivered, "failed": posted.delivery.failed,
+            "queued": str(posted.queued) if posted.queued else None}
+
+
+def _post(game, messages) -> list:
+    """Mail each message and say who got it; failures stay queued in mailq/."""
+    from . import exchange, keys, mail
+
+    settings = mail.MailSettings.load(keys.app_dir())
+    results = []
+    for message in messages:
+        posted = exchange.post(game, message, settings)
+        results.append(posted)
+        what = f"{message.type}" + (f" seq {message.seq}" if message.seq is not None else "")
+        if posted.delivery.delivered:
+            out().print(f"[ok]Mailed[/ok] {what} to {', '.join(posted.delivery.delivered)}")
+        for address, reason in posted.delivery.failed.items():
+            out().print(f"[warn]Not delivered[/warn] to {address}: {reason}")
+        if posted.queued:
+            out().print(f"Queued in {posted.queued.parent}: 'pbem send --retry' sends it again.")
+    return results
+
+
+@mail_app.command("setup")
+def mail_setup(
+    address: str = typer.Option(..., "--address", help="Your mail address: the From of what you send."),
+    smtp_host: str = typer.Option(..., "--smtp-host", help="Your outgoing mail server."),
+    smtp_port: int = typer.Option(587, "--smtp-port", help="587 for STARTTLS, 465 for TLS, 25 for none."),
+    security: str = typer.Option("starttls", "--security", help="starttls, tls or none."),
+    user: str = typer.Option("", "--user", help="SMTP login, if the server wants one."),
+    password_env: str = typer.Option("", "--password-env", help="Read the SMTP password from this environment "
+                                     "variable (never stored)."),
+    password_command: str = typer.Option("", "--password-command", help="Or run this command for it, e.g. "
+                                         "'pass show mail/smtp' (never stored)."),
+) -> None:
+    """Write your mail settings (mail.toml in your pbem app dir, mode 0600); no password is stored."""
+    from . import keys, mail
+
+    if password_env and password_command:
+        raise UsageError("give --password-env or --password-command, not both", field="--password-env")
+    settings = mail.MailSettings(address, smtp_host, smtp_port, security, user, password_env, password_command)
+    path = settings.save(keys.app_dir())
+    out().print(f"[ok]Wrote[/ok] {path}")
+
+
+@mail_app.command("address")
+def mail_address(
+    player: str = typer.Argument(..., help="A player id of this game."),
+    address: str = typer.Argument(..., help="Where that player reads his pbem mail."),
+    game_dir: Path = GameOpt,
+) -> None:
+    """Record a player's mail address in this game's addresses.toml (local; it may change mid-game)."""
+    from . import exchange
+
+    exchange.set_address(_game(game_dir), player, address)
+    out().print(f"{player}: {address}")
+
+
+@app.command("send")
+def send_cmd(
+    files: List[Path] = typer.Argument(None, help="Signed message files, e.g. outbox/000012-move-alice.toml."),
+    retry: bool = typer.Option(False, "--retry", help="Send again what an earlier send left in mailq/."),
+    game_dir: Path = GameOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Mail signed messages to every other player: a readable body, the message pasted and attached."""
+    from . import exchange, keys, mail
+    from .game import read_messages
+
+    game = _game(game_dir)
+    if retry:
+        results = exchange.retry(game, mail.MailSettings.load(keys.app_dir()))
+        if as_json:
+            emit_json([{"message_id": d.message_id, "delivered": d.delivered, "failed": d.failed} for d in results])
+            return
+        for delivery in results:
+            out().print(f"{delivery.message_id}: delivered to {', '.join(delivery.delivered) or 'nobody'}"
+                        + (f"; still queued for {', '.join(delivery.failed)}" if delivery.failed else ""))
+        if not results:
+            out().print("Nothing queued.")
+        return
+    if not files:
+        raise UsageError("name the message files to send, or --retry", field="FILES")
+    messages = []
+    for path in files:
+        try:
+            messages.extend(read_messages(Path(path).read_bytes(), str(path)))
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror}", field="FILES") from None
+    posted = _post(game, messages)
+    if as_json:
+        emit_json([_delivery_json(p) for p in posted])
+
+
+@app.command("inbox")
+def inbox_cmd(
+    maildir: Optional[Path] = typer.Option(None, "--maildir", help="Read this Maildir."),
+    mbox: Optional[Path] = typer.Option(None, "--mbox", help="Read this mbox file."),
+    imap: Optional[str] = typer.Option(None, "--imap", help="Read this IMAP server (HOST)."),
+    port: Optional[int] = typer.Option(None, "--port", help="IMAP port (default 993 with --security tls, else 143)."),
+    security: str = typer.Option("tls", "--security", help="IMAP: tls, starttls or none."),
+    user: str = typer.Option("", "--user", help="IMAP login."),
+    password_env: str = typer.Option("PBEM_IMAP_PASSWORD", "--password-env", help="IMAP password variable."),
+    folder: str = typer.Option("INBOX", "--folder", help="IMAP folder."),
+    auto_reveal: bool = typer.Option(False, "--auto-reveal", help="Reveal at once as a witness and mail the "
+                                     "reveal. Only for a machine that is your ONLY revealer in this game."),
+    game_dir: Path = GameOpt,
+    key: Optional[Path] = KeyOpt,
+    agent: Optional[Path] = AgentOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Apply every pbem message in a mailbox, in log order, for the game here (or the games in the
+    directories below it). Each mail is handled once: a second run does nothing."""
+    from . import exchange, keys, mail
+    from .game import Game
+
+    sources = [s for s in (maildir, mbox, imap) if s]
+    if len(sources) != 1:
+        raise UsageError("choose one of --maildir, --mbox or --imap", field="--maildir")
+    root = Path(game_dir)
+    games = [Game(root)] if (root / "game.toml").exists() else \
+        [Game(p.parent) for p in sorted(root.glob("*/game.toml"))]
+    if not games:
+        raise UsageError(f"no game in {root} or the directories below it", field="--game")
+    if maildir:
+        mails = mail.read_maildir(maildir)
+    elif mbox:
+        mails = mail.read_mbox(mbox)
+    else:
+        mails = mail.read_imap(imap, port or (993 if security == "tls" else 143), user,
+                               os.environ.get(password_env), folder, security)
+    settings = mail.MailSettings.load(keys.app_dir()) if auto_reveal else None
+    signer_game = games[0]
+    report = exchange.inbox(games, mails, auto_reveal=auto_reveal,
+                            signer_factory=lambda: _signer(key, agent, signer_game), settings=settings)
+    if as_json:
+        emit_json({
+            "new_mails": report.new_mails, "skipped": report.skipped, "rejected": report.rejected,
+            "applied": {d: [{"id": o.message.id, "type": o.message.type, "player": o.message.player,
+                             "seq": o.message.seq, "status": o.status} for o in r.outcomes]
+                        for d, r in report.applied.items()},
+            "reveals": [_delivery_json(p) if hasattr(p, "delivery") else {"id": p.id} for p in report.reveals],
+        })
+    else:
+        from . import report as reports
+
+        for directory, applied in report.applied.items():
+            out().print(f"[bold]{directory}[/bold]")
+            out().print(reports.outcome_lines(applied, games[0].ruleset.summary))
+        for line in report.rejected:
+            out().print(f"[bad]refused[/bad] {line}")
+        out().print(f"{report.new_mails} new mail(s), {report.skipped} skipped")
+    if any(r.held for r in report.applied.values()):
+        raise typer.Exit(5)
 
 
 # ------------------------------------------------------------------------------------- inspection

@@ -1,10 +1,25 @@
-"""Reading messages out of mail: a saved .eml, an mbox export, or a pasted body on stdin."""
+"""Mail: reading messages out of mail (a saved .eml, a mailbox, a pasted body), and sending them.
+
+The reading half needs only the standard library's email package; the sending half talks SMTP with
+the player's settings (mail.toml in his app dir), and mailboxes are read as Maildir, mbox or IMAP.
+"""
 
 from __future__ import annotations
 
 import email
 import email.policy
+import hashlib
+import os
 import re
+import shlex
+import subprocess
+import tomllib
+from dataclasses import asdict, dataclass, field
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from pathlib import Path
+
+from .errors import UnreadableInput, UsageError
 
 HEADER = re.compile(rb"^(?:From |[A-Za-z][A-Za-z0-9-]*: )")
 
@@ -60,3 +75,199 @@ def texts(raw: bytes) -> list[str]:
             text = unflow(text, params.get("delsp", "").lower() == "yes")
         found.append(text)
     return found
+
+
+# --------------------------------------------------------------------------------------- sending
+
+SECURITY = ("starttls", "tls", "none")
+
+
+@dataclass
+class MailSettings:
+    """A player's outgoing mail, in his app dir (mail.toml). The password is never stored: it
+    comes from an environment variable or a command such as `pass show mail/smtp`."""
+
+    address: str
+    smtp_host: str
+    smtp_port: int = 587
+    security: str = "starttls"
+    user: str = ""
+    password_env: str = ""
+    password_command: str = ""
+
+    @classmethod
+    def path(cls, home: Path) -> Path:
+        return home / "mail.toml"
+
+    @classmethod
+    def load(cls, home: Path) -> "MailSettings":
+        path = cls.path(home)
+        if not path.exists():
+            raise UsageError(f"no mail settings at {path}: run 'pbem mail setup' first", field="mail.toml")
+        try:
+            data = tomllib.loads(path.read_text())
+            settings = cls(**data)
+        except (tomllib.TOMLDecodeError, TypeError) as exc:
+            raise UnreadableInput(f"{path}: {exc}", field="mail.toml") from None
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        if self.security not in SECURITY:
+            raise UsageError(f"security is one of {', '.join(SECURITY)}", field="security")
+        if "@" not in self.address:
+            raise UsageError(f"{self.address!r} is not a mail address", field="address")
+
+    def save(self, home: Path) -> Path:
+        import tomli_w
+
+        from .log import atomic_write
+
+        self.check()
+        path = self.path(home)
+        atomic_write(path, tomli_w.dumps({k: v for k, v in asdict(self).items() if v != ""}).encode(), 0o600)
+        return path
+
+    def password(self) -> str | None:
+        if self.password_env:
+            secret = os.environ.get(self.password_env)
+            if secret is None:
+                raise UsageError(f"the environment variable {self.password_env} holding the SMTP password is not set",
+                                 field="password_env")
+            return secret
+        if self.password_command:
+            run = subprocess.run(shlex.split(self.password_command), capture_output=True, text=True)
+            if run.returncode != 0:
+                raise UsageError(f"the password command failed: {run.stderr.strip() or run.returncode}",
+                                 field="password_command")
+            return run.stdout.rstrip("\n")
+        return None
+
+
+def thread_id(game: str, charter_digest: str) -> str:
+    """The Message-ID every mail of a game replies to, so mail clients keep one thread."""
+    return f"<pbem.{game}.{charter_digest[:16]}@pbem.invalid>"
+
+
+def subject(message, summary: str) -> str:
+    what = f"seq {message.seq} from {message.player}" if message.type == "move" else \
+        f"{message.type} from {message.player}" + (f" for seq {message.seq}" if message.seq else "")
+    return f"[pbem {message.game}] {what}: {summary}" if summary else f"[pbem {message.game}] {what}"
+
+
+def compose(message, *, sender: str, recipients: list[str], summary: str, charter_digest: str) -> EmailMessage:
+    """A plain-text body with a human summary and the message pasted, and the message attached."""
+    mail = EmailMessage()
+    mail["From"] = sender
+    mail["To"] = ", ".join(recipients)
+    mail["Subject"] = subject(message, summary)
+    mail["Date"] = formatdate(localtime=False, usegmt=True)
+    domain = sender.rpartition("@")[2] or "pbem.invalid"
+    mail["Message-ID"] = make_msgid(idstring=f"pbem.{message.id[:16]}", domain=domain)
+    root = thread_id(message.game, charter_digest)
+    mail["In-Reply-To"] = root
+    mail["References"] = root
+    mail["X-Pbem-Game"] = message.game
+    text = message.stored().decode()
+    intro = f"{summary}\n\n" if summary else ""
+    body = (f"{intro}The signed pbem message follows; 'pbem apply' or 'pbem inbox' reads it from this mail.\n\n"
+            f"{text}")
+    mail.set_content(body, cte="quoted-printable")
+    seq = f"{message.seq:06d}-" if message.seq is not None else ""
+    mail.add_attachment(message.stored(), maintype="application", subtype="toml",
+                        filename=f"{seq}{message.type}-{message.player}.toml")
+    return mail
+
+
+@dataclass
+class Delivery:
+    """What one send did: who got the mail, who did not and why."""
+
+    message_id: str
+    delivered: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def send(mail: EmailMessage, settings: MailSettings, recipients: list[str], timeout: float = 30) -> Delivery:
+    import smtplib
+    import ssl
+
+    delivery = Delivery(mail["Message-ID"])
+    try:
+        if settings.security == "tls":
+            server = smtplib.SMTP_SSL(settings.smtp_host, settings.smtp_port, timeout=timeout,
+                                      context=ssl.create_default_context())
+        else:
+            server = smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=timeout)
+        with server:
+            if settings.security == "starttls":
+                server.starttls(context=ssl.create_default_context())
+            secret = settings.password()
+            if settings.user and secret is not None:
+                server.login(settings.user, secret)
+            refused = server.send_message(mail, from_addr=settings.address, to_addrs=recipients)
+    except smtplib.SMTPRecipientsRefused as exc:
+        refused = exc.recipients  # every recipient refused: the same shape as a partial refusal
+    except (OSError, smtplib.SMTPException) as exc:
+        reason = str(exc) or type(exc).__name__
+        delivery.failed = {r: reason for r in recipients}
+        return delivery
+    delivery.failed = {r: f"{code} {text.decode(errors='replace') if isinstance(text, bytes) else text}"
+                       for r, (code, text) in refused.items()}
+    delivery.delivered = [r for r in recipients if r not in delivery.failed]
+    return delivery
+
+
+# --------------------------------------------------------------------------------------- mailboxes
+
+def mail_key(raw: bytes) -> str:
+    """What marks a mail as handled: its Message-ID, or the hash of its bytes when it has none."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    return str(message.get("Message-ID") or "").strip() or "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def read_maildir(path: Path):
+    import mailbox
+
+    if not (Path(path) / "cur").is_dir() and not (Path(path) / "new").is_dir():
+        raise UsageError(f"{path} is not a Maildir (no cur/ or new/)", field="--maildir")
+    box = mailbox.Maildir(str(path), factory=None, create=False)
+    for key in sorted(box.keys()):
+        yield box.get_bytes(key)
+
+
+def read_mbox(path: Path):
+    import mailbox
+
+    if not Path(path).is_file():
+        raise UsageError(f"{path} is not an mbox file", field="--mbox")
+    box = mailbox.mbox(str(path), factory=None, create=False)
+    for key in box.keys():
+        yield box.get_bytes(key)
+
+
+def read_imap(host: str, port: int, user: str, password: str | None, folder: str, security: str):
+    """Every mail of an IMAP folder, read without marking it seen (handled mail is recorded locally)."""
+    import imaplib
+    import ssl
+
+    try:
+        if security == "tls":
+            client = imaplib.IMAP4_SSL(host, port, ssl_context=ssl.create_default_context())
+        else:
+            client = imaplib.IMAP4(host, port)
+            if security == "starttls":
+                client.starttls(ssl_context=ssl.create_default_context())
+        with client:
+            client.login(user, password or "")
+            status, _ = client.select(folder, readonly=True)
+            if status != "OK":
+                raise UsageError(f"no IMAP folder {folder!r}", field="--folder")
+            _, found = client.uid("SEARCH", None, "ALL")
+            for uid in (found[0] or b"").split():
+                _, parts = client.uid("FETCH", uid, "(BODY.PEEK[])")
+                for part in parts:
+                    if isinstance(part, tuple):
+                        yield part[1]
+    except (OSError, imaplib.IMAP4.error) as exc:
+        raise UsageError(f"IMAP {host}:{port}: {exc}", field="--imap") from None
