@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-aiosmtpd = pytest.importorskip("aiosmtpd.controller")
+from aiosmtpd import controller as aiosmtpd
 
 
 def free_port() -> int:
