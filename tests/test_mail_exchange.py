@@ -16,6 +16,8 @@ import pytest
 
 from aiosmtpd import controller as aiosmtpd
 
+pytest_plugins = ["imap_server"]  # the real IMAP server fixture (tests/imap_server.py)
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -103,8 +105,10 @@ def test_a_game_played_to_the_end_by_mail(tmp_path, smtp):
 
     sent = alice.run("move", "roll dice=2d6 purpose=opening", "--send").stdout
     assert "Mailed move seq 1 to bob@example.test" in sent
-    mail = message_from_bytes(next(iter(mailbox.Maildir(str(bob.maildir)))).as_bytes(), policy=policy.default)
-    assert mail["Subject"] == "[pbem mail-game] seq 1 from alice: roll 2d6 for 'opening'"
+    received = [message_from_bytes(m.as_bytes(), policy=policy.default) for m in mailbox.Maildir(str(bob.maildir))]
+    subjects = sorted(m["Subject"] for m in received)
+    assert subjects == ["[pbem mail-game] join from alice", "[pbem mail-game] seq 1 from alice: roll 2d6 for 'opening'"]
+    mail = next(m for m in received if "seq 1" in m["Subject"])
     assert mail["In-Reply-To"] == mail["References"] and mail["In-Reply-To"].startswith("<pbem.mail-game.")
     assert [p.get_filename() for p in mail.iter_attachments()] == ["000001-move-alice.toml"]
 
@@ -152,3 +156,22 @@ def test_an_unreachable_server_queues_the_move_and_writes_it(tmp_path, smtp):
     assert "Not delivered to bob@example.test" in out and "pbem send --retry" in out
     assert json.loads(alice.run("status", "--json").stdout)["head_seq"] == 1  # signed and applied here
     assert len(list((alice.dir / "mailq").glob("*.eml"))) == 1
+
+
+def test_inbox_reads_a_real_imap_server_once(tmp_path, smtp, imap_server):
+    """A move delivered to an IMAP mailbox (dovecot on loopback) is applied; a second run does nothing."""
+    controller, _ = smtp
+    players = start(tmp_path, controller.port)
+    alice, bob = players["alice"], players["bob"]
+    alice.run("move", "note text='by IMAP'", "pass", "--send")
+    for delivered in mailbox.Maildir(str(bob.maildir)):
+        imap_server.deliver(delivered.as_bytes())
+    bob.env["PBEM_TEST_IMAP"] = imap_server.password
+    reading = ("inbox", "--imap", imap_server.host, "--port", str(imap_server.port), "--security", "none",
+               "--user", imap_server.user, "--password-env", "PBEM_TEST_IMAP", "--json")
+    first = json.loads(bob.run(*reading).stdout)
+    statuses = sorted(o["status"] for outcomes in first["applied"].values() for o in outcomes)
+    assert statuses == ["applied"] and first["skipped"] == 1  # her join's mail was read from the Maildir
+    assert json.loads(bob.run("status", "--json").stdout)["head_seq"] == 1
+    again = json.loads(bob.run(*reading).stdout)
+    assert again["new_mails"] == 0 and again["applied"] == {}
