@@ -175,3 +175,18 @@ def test_inbox_reads_a_real_imap_server_once(tmp_path, smtp, imap_server):
     assert json.loads(bob.run("status", "--json").stdout)["head_seq"] == 1
     again = json.loads(bob.run(*reading).stdout)
     assert again["new_mails"] == 0 and again["applied"] == {}
+
+
+def test_inbox_reads_an_mbox_export(tmp_path, smtp):
+    controller, _ = smtp
+    players = start(tmp_path, controller.port)
+    alice, bob = players["alice"], players["bob"]
+    alice.run("move", "pass", "--send")
+    export = mailbox.mbox(str(tmp_path / "export.mbox"))
+    for delivered in mailbox.Maildir(str(bob.maildir)):
+        export.add(delivered)
+    export.flush()
+    reading = ("inbox", "--mbox", str(tmp_path / "export.mbox"), "--json")
+    first = json.loads(bob.run(*reading).stdout)
+    assert [o["seq"] for outcomes in first["applied"].values() for o in outcomes] == [1]
+    assert json.loads(bob.run(*reading).stdout)["new_mails"] == 0
