@@ -13,6 +13,7 @@ from .message import NAME, HEX64, normalise
 
 DICE_POLICIES = ("all", "opponents", "referee", "open")
 ROLES = ("player", "referee", "observer")
+MAX_HOURS = 24 * 366  # a deadline of a year at most
 TOP_KEYS = ("pbem", "game", "nonce", "ruleset", "version", "scenario", "dice", "reveal_hours",
             "move_hours", "options", "tables", "players")
 
@@ -74,6 +75,8 @@ class Charter:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise bad(f"malformed TOML: {exc}") from None
+        except RecursionError:
+            raise bad("malformed TOML: nested too deeply") from None
         for key in data:
             if key not in TOP_KEYS:
                 raise bad("unknown key", key)
@@ -90,8 +93,8 @@ class Charter:
             raise bad(f"must be one of {', '.join(DICE_POLICIES)}", "dice")
         for key in ("reveal_hours", "move_hours"):
             value = data.get(key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise bad("must be a whole number of hours", key)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_HOURS:
+                raise bad(f"must be a whole number of hours, at most {MAX_HOURS}", key)
         options = data.get("options", {})
         if not isinstance(options, dict):
             raise bad("must be a table", "options")
@@ -99,6 +102,8 @@ class Charter:
         if not isinstance(tables, dict) or not all(isinstance(t, dict) for t in tables.values()):
             raise bad("must hold [tables.NAME] tables", "tables")
         players = []
+        if not isinstance(data.get("players", []), list):
+            raise bad("must be [[players]] tables", "players")
         for index, entry in enumerate(data.get("players", []), 1):
             where = f"players[{index}]"
             if not isinstance(entry, dict) or set(entry) - {"id", "sides", "pubkey", "role"}:

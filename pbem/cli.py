@@ -723,6 +723,10 @@ def verify(
         pending = game.reveals_at(engine)
         for reveal in pending.values():
             engine.clone().check_reveal(reveal)
+        forks = game.dir.forks()
+        if forks:
+            raise ChainBroken(f"the game is stopped: proof of equivocation in {forks[0]}", kind="game",
+                              field="forks")
     except ChainBroken:
         raise
     except PbemError as exc:
@@ -730,7 +734,7 @@ def verify(
                           player=exc.player, field=exc.field, rule=exc.rule, kind=exc.kind) from None
     rolls = {r.seq: r for r in engine.rolls}
     if roll is not None:
-        current, record = game.current()
+        record = engine.clone().resolve_with(game.reveals_at(engine))  # from this replay, not the cache
         if record is not None:
             rolls[record.seq] = record
         if roll not in rolls:

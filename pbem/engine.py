@@ -190,11 +190,10 @@ class Engine:
         if roll is None or roll.seq != seq:
             raise IllegalOrder(f"no roll point of seq {seq} is waiting for reveals", rule="PROTOCOL §5", **context)
         if message.fields["for"] != roll.entry:
-            raise ChainBroken(
-                f"fork: reveal names entry {message.fields['for'][:12]} at seq {seq}, "
-                f"this log holds {roll.entry[:12]}",
-                field="for", proof=(roll.entry, message.fields["for"]), **context,
-            )
+            # Not proof of anything yet: the entry it names may still arrive (then it is a fork,
+            # shown by the two signed entries), or it was never made.
+            raise Held(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, which this log does "
+                       f"not hold (it holds {roll.entry[:12]})", field="for", **context)
         if message.player not in roll.witnesses:
             raise IllegalOrder(
                 f"{message.player} is not a witness of seq {seq} (witnesses: {', '.join(roll.witnesses)})",
@@ -223,6 +222,8 @@ class Engine:
         if policy == "open":
             return []
         others = [m for m in self.charter.participants if m.id != author and m.id not in self.resigned]
+        if not others:  # everyone else resigned: they still witness, or the mover could bias his dice
+            others = [m for m in self.charter.participants if m.id != author]
         sides = set(self.charter.member(author).sides)
         if policy == "opponents":
             chosen = [m for m in others if not sides & set(m.sides)]
@@ -277,6 +278,9 @@ class Engine:
                        **context)
         member = self._signer(message, check_signature)
         seq = message.fields["seq"]
+        if seq >= chain.CHAIN_LENGTH:
+            raise UnreadableInput(f"a game holds at most {chain.CHAIN_LENGTH - 1} entries (PROTOCOL §8)",
+                                  field="seq", **context)
         if seq != self.head_seq + 1:
             if seq > self.head_seq + 1:
                 raise Held(f"this log ends at seq {self.head_seq}; seq {self.head_seq + 1} is missing", **context)
@@ -334,9 +338,12 @@ class Engine:
             expected = [self.first_active(("player", "referee"))]
             only_uses = True
         elif isinstance(pending, rules.Over):
-            if not consumed_roll:
+            if not consumed_roll and not resigns:
                 raise IllegalOrder(f"the game is over ({pending.result})", rule="PROTOCOL §5", **context)
-            expected = [self.first_active()]  # §5: the closing entry fixes the result
+            if resigns and isinstance(before, rules.Decision):
+                expected = [p for p in before.players if p not in self.resigned] or [self.first_active()]
+            else:
+                expected = [self.first_active()]  # §5: the closing entry fixes the result
             only_uses = True
         elif isinstance(pending, rules.Decision):
             if len(pending.players) > 1:

@@ -120,8 +120,9 @@ def _handled(game: Game) -> set[str]:
 
 
 def _remember(game: Game, keys: Iterable[str]) -> None:
-    handled = sorted(_handled(game) | set(keys))
-    atomic_write(game.dir.root / INBOX, tomli_w.dumps({"handled": handled}).encode())
+    with game.dir.lock():
+        handled = sorted(_handled(game) | set(keys))
+        atomic_write(game.dir.root / INBOX, tomli_w.dumps({"handled": handled}).encode())
 
 
 def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = False,

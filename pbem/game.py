@@ -22,7 +22,7 @@ from .engine import Engine, RollPoint, RollRecord
 from .errors import BadSignature, ChainBroken, Held, PbemError, UnreadableInput, UsageError
 from .keys import FileSigner, Signer, app_dir
 from .log import GameDir, atomic_write
-from .message import Message, emit_body, parse_fields, sign
+from .message import Message, check_order, emit_body, parse_fields, sign
 
 CACHE = "state.toml"
 IDENTITY = "me.toml"
@@ -286,18 +286,21 @@ class Game:
             for message in sorted(queue, key=_queue_order):
                 if message.id in status and status[message.id].status != "held":
                     continue
+                trial = work.clone()  # a message that fails must leave no trace on the others
                 try:
-                    result, rolls = self._accept_one(work, message, staged, staged_by_id)
+                    result, rolls = self._accept_one(trial, message, staged, staged_by_id)
                 except Held as exc:
                     status[message.id] = Outcome(message, "held", str(exc))
                     continue
                 except PbemError as exc:
+                    if isinstance(exc, ChainBroken) and exc.proof:
+                        self._keep_proof(message, exc, staged_by_id)
+                        raise
                     if message.id in held_files:  # an old held message that can never apply
                         status[message.id] = Outcome(message, "dropped", str(exc))
                         continue
-                    if isinstance(exc, ChainBroken) and exc.proof:
-                        self._keep_proof(message, exc, staged_by_id)
                     raise
+                work = trial
                 status[message.id] = Outcome(message, result)
                 report.rolls.extend(rolls)
                 progressed = True
@@ -381,6 +384,9 @@ class Game:
         if stored is not None:
             if stored.id == message.id:
                 return "duplicate", []
+            if kind == "reveal" and stored.fields["value"] != message.fields["value"]:
+                raise BadSignature(f"{message.player} revealed another value for seq {message.fields['seq']}: "
+                                   "it is not on his reveal chain", field="value", **context)
             if kind == "reveal" and stored.fields["for"] != message.fields["for"]:
                 raise ChainBroken(
                     f"fork: {message.player} revealed for two entries at seq {message.fields['seq']} "
@@ -398,11 +404,8 @@ class Game:
             if seq <= work.head_seq and (work.roll is None or work.roll.seq != seq):
                 entry = self._stored_at(self.dir.entry_path(seq), staged)
                 if entry is not None and entry.id != message.fields["for"]:
-                    raise ChainBroken(
-                        f"fork: reveal names entry {message.fields['for'][:12]} at seq {seq}, "
-                        f"this log holds {entry.id[:12]}",
-                        field="for", proof=(entry.id, message.id), **context,
-                    )
+                    raise Held(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, which this log "
+                               f"does not hold (it holds {entry.id[:12]})", field="for", **context)
             work.check_reveal(message)
         else:
             work.check_resign(message, self._is_known_head(message.fields["at"], work, staged_by_id))
@@ -423,8 +426,9 @@ class Game:
     # ----------------------------------------------------------------- writing our own messages
 
     def _publish(self, message: Message) -> tuple[Message, ApplyReport]:
-        report = self.accept([message])
-        atomic_write(self.dir.outbox_path(message), message.stored())
+        with self.dir.lock():
+            report = self.accept([message])
+            atomic_write(self.dir.outbox_path(message), message.stored())
         return message, report
 
     def draft(self, player: str, orders: list[dict], signer: Signer, *, now: dt.datetime | None = None,
@@ -452,6 +456,11 @@ class Game:
         if uses:
             fields["uses"] = [m.id for m in uses]
         if orders:
+            for index, order in enumerate(orders, 1):
+                if not isinstance(order, dict):
+                    raise UnreadableInput("each order is a table with a kind", field=f"orders[{index}]",
+                                          player=player)
+                check_order(order, index, {"kind": "move", "player": player, "seq": engine.head_seq + 1})
             fields["orders"] = orders
         by_id = {m.id: m for m in uses}
         body = emit_body(fields)
@@ -475,6 +484,11 @@ class Game:
     def reveal(self, player: str, signer_factory: Callable[[], Signer], *, fresh_machine_ok: bool = False
                ) -> tuple[Message, ApplyReport]:
         """Sign this witness's reveal for the open roll point, once per seq, ever (§6)."""
+        with self.dir.lock():
+            return self._reveal_locked(player, signer_factory, fresh_machine_ok)
+
+    def _reveal_locked(self, player: str, signer_factory: Callable[[], Signer], fresh_machine_ok: bool
+                       ) -> tuple[Message, ApplyReport]:
         engine = self.engine()
         roll = engine.roll
         if roll is None or player not in roll.witnesses:
@@ -548,22 +562,28 @@ def join(charter_path: Path, root: Path, signer: Signer, *, as_player: str | Non
         current = Charter.parse(game_dir.charter_path.read_text())
         if current.digest != charter.digest:
             raise UsageError(f"{root} already holds another game ({current.game})")
+        known = Identity.load(game_dir)
+        if known is not None and known.player != member.id:
+            raise UsageError(f"{root} is {known.player}'s directory for this game, not {member.id}'s",
+                             player=member.id, field="--dir")
+    message = None
+    if member.participant:
+        # Seeds and the join first: if the key or agent fails, the directory is not half made.
+        store = SeedStore(charter, member.id, home)
+        seeds = store.derive(signer)
+        message = sign({
+            "pbem": 1, "type": "join", "game": charter.game, "player": member.id, "charter": charter.digest,
+            "anchor": chain.anchor(seeds["chain"]).hex(), "hcommit": chain.anchor(seeds["hidden"]).hex(),
+            "chain_length": chain.CHAIN_LENGTH,
+        }, signer)
     with game_dir.lock():
         if not game_dir.exists():
             atomic_write(game_dir.charter_path, text.encode())
         Identity(member.id, key_path, agent_path).save(game_dir)
     game = Game(root, home=home)
-    if not member.participant:
-        return game, None
-    store = game.seed_store(member.id)
-    seeds = store.derive(signer)
-    store.start_record()
-    message = sign({
-        "pbem": 1, "type": "join", "game": charter.game, "player": member.id, "charter": charter.digest,
-        "anchor": chain.anchor(seeds["chain"]).hex(), "hcommit": chain.anchor(seeds["hidden"]).hex(),
-        "chain_length": chain.CHAIN_LENGTH,
-    }, signer)
-    game._publish(message)
+    if message is not None:
+        game.seed_store(member.id).start_record()
+        game._publish(message)
     return game, message
 
 

@@ -51,6 +51,7 @@ class GameDir:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._lock_depth = 0
 
     @property
     def charter_path(self) -> Path:
@@ -68,7 +69,16 @@ class GameDir:
 
     @contextmanager
     def lock(self):
-        """Exclusive lock for the whole of a command that writes (exit 6 if another pbem holds it)."""
+        """Exclusive lock for the whole of a command that writes (exit 6 if another pbem holds it).
+
+        Re-entrant within one GameDir, so a step that locks may call another that locks."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield self
+            finally:
+                self._lock_depth -= 1
+            return
         self.root.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -78,7 +88,11 @@ class GameDir:
                 if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                     raise Locked(f"{self.root} is locked by another pbem; try again when it is done") from None
                 raise
-            yield self
+            self._lock_depth = 1
+            try:
+                yield self
+            finally:
+                self._lock_depth = 0
         finally:
             os.close(fd)
 

@@ -147,6 +147,11 @@ def _check(name: str, kind: str, value, context: dict):
             _check_order(order, index, context)
 
 
+def check_order(order: dict, index: int, context: dict) -> None:
+    """An order's keys and values are of the kinds a message may carry (§3)."""
+    _check_order(order, index, context)
+
+
 def _check_order(order: dict, index: int, context: dict) -> None:
     where = f"orders[{index}]"
     kind = order.get("kind")
@@ -157,7 +162,8 @@ def _check_order(order: dict, index: int, context: dict) -> None:
             raise UnreadableInput("order keys must be names", field=f"{where}.{key}", **context)
         items = value if isinstance(value, list) else [value]
         for item in items:
-            if not isinstance(item, (str, int)):  # bool is an int; floats and tables are not allowed
+            # bool is an int; floats, dates, tables and nested lists are not allowed
+            if not isinstance(item, (str, int)):
                 raise UnreadableInput(
                     "order values are strings, integers, booleans or lists of them",
                     field=f"{where}.{key}",
@@ -176,6 +182,8 @@ def parse_fields(body: bytes, context: dict | None = None) -> dict:
         raise UnreadableInput("message is not UTF-8", **context) from None
     except tomllib.TOMLDecodeError as exc:
         raise UnreadableInput(f"malformed TOML: {exc}", **context) from None
+    except RecursionError:
+        raise UnreadableInput("malformed TOML: nested too deeply", **context) from None
     kind = data.get("type")
     if isinstance(data.get("seq"), int) and not isinstance(data["seq"], bool):
         context.setdefault("seq", data["seq"])

@@ -216,3 +216,33 @@ def test_show_lists_views_and_prints_the_same_data_as_json(tmp_path):
     assert "2-6" in shown and "breaks" in shown and "7-12" in shown
     refused = carol.run("show", "nothing", code=2)
     assert refused.stderr == "error: field 'VIEW': no view 'nothing'; freeform has: state, tables\n"
+
+
+def test_hostile_or_odd_input_gets_one_line_and_changes_nothing(tmp_path):
+    players = make_game(tmp_path)
+    alice = players["alice"]
+    before = {p: p.read_bytes() for p in alice.dir.rglob("*") if p.is_file() and p.name != ".lock"}
+    deep = tmp_path / "deep.toml"
+    deep.write_text("pbem = 1\nx = " + "[" * 5000 + "]" * 5000 + "\n")
+    refused = alice.run("apply", str(deep), code=2)
+    assert refused.stderr.startswith("error: ") and "nested too deeply" in refused.stderr
+    assert refused.stderr.count("\n") == 1
+    for value in ("1.5", "{a=1}", "1979-05-27", "[[1]]"):
+        refused = alice.run("move", f"set counter=x value={value}", code=2)
+        assert refused.stderr.count("\n") == 1 and "orders[1].value" in refused.stderr, refused.stderr
+    charter = tmp_path / "odd.toml"
+    top = (tmp_path / "game.toml").read_text().split("\n[")[0]  # the keys before the first table
+    charter.write_text(top + "\nplayers = 5\n")
+    refused = alice.run("join", str(charter), "--dir", str(tmp_path / "odd"), cwd=tmp_path, code=2)
+    assert refused.stderr.count("\n") == 1 and "field 'players': must be [[players]] tables" in refused.stderr
+    after = {p: p.read_bytes() for p in alice.dir.rglob("*") if p.is_file() and p.name != ".lock"}
+    assert after == before
+
+
+def test_verify_fails_while_the_game_is_stopped_by_a_fork(tmp_path):
+    players = make_game(tmp_path)
+    alice = players["alice"]
+    (alice.dir / "forks").mkdir()
+    (alice.dir / "forks" / "move-bob-0123.toml").write_text("proof\n")
+    refused = alice.run("verify", code=4)
+    assert "the game is stopped: proof of equivocation" in refused.stderr

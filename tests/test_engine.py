@@ -261,3 +261,73 @@ def test_a_cached_state_that_does_not_match_the_log_is_not_trusted(tmp_path):
     assert tampered != cache.read_text()
     cache.write_text(tampered)
     assert Game(games["alice"].dir.root).engine().state.counters == {"vp": 5}
+
+
+def forge_entry(game: Game, signer, player: str, seq: int, prev: str, uses: list[str], orders: list[dict],
+                salt: str) -> "Message":
+    return sign({"pbem": 1, "type": "move", "game": game.charter.game, "player": player, "seq": seq,
+                 "prev": prev, "time": dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc), "salt": salt,
+                 "state": "0" * 64, "uses": uses, "orders": orders}, signer)
+
+
+def test_a_bad_held_entry_never_blocks_the_real_one(tmp_path):
+    games, signers = make(tmp_path, [(n, [], "player") for n in ("alice", "bob", "carol")], rules="freeform")
+    alice, bob = games["alice"], games["bob"]
+    first, _ = alice.move("alice", [{"kind": "roll", "dice": "d6", "purpose": "x"}], signers["alice"])
+    for name in ("bob", "carol"):
+        games[name].accept([first])
+    bob_reveal, _ = bob.reveal("bob", lambda: signers["bob"])
+    carol_reveal, _ = games["carol"].reveal("carol", lambda: signers["carol"])
+    bob.accept([carol_reveal])
+    real = bob.draft("bob", [{"kind": "pass"}], signers["bob"])
+    # carol, not on move, forges seq 2 with both reveals; its id sorts before bob's real entry.
+    for attempt in range(500):
+        fake = forge_entry(games["carol"], signers["carol"], "carol", 2, first.id,
+                           sorted([bob_reveal.id, carol_reveal.id], key=lambda i: i != bob_reveal.id),
+                           [{"kind": "pass"}], f"{attempt:064x}")
+        if fake.id < real.id:
+            break
+    alice.accept([carol_reveal])
+    held = alice.accept([fake])
+    assert held.held and held.held[0].message.id == fake.id  # bob's reveal has not arrived yet
+    report = alice.accept([bob_reveal, real])
+    assert {o.message.id: o.status for o in report.outcomes} == {bob_reveal.id: "applied", real.id: "applied"}
+    assert alice.engine().head_id == real.id and not alice.dir.held()
+    assert any("out of turn" in line for line in report.dropped)
+
+
+def test_a_reveal_for_an_unknown_entry_is_held_not_a_fork(tmp_path):
+    games, signers = make(tmp_path, [("alice", [], "player"), ("bob", [], "player")], rules="freeform")
+    alice = games["alice"]
+    first, _ = alice.move("alice", [{"kind": "roll", "dice": "d6", "purpose": "x"}], signers["alice"])
+    odd = sign({"pbem": 1, "type": "reveal", "game": "test-game", "player": "bob", "for": "ab" * 32, "seq": 1,
+                "value": "cd" * 32}, signers["bob"])
+    report = alice.accept([odd])
+    assert [o.status for o in report.outcomes] == ["held"] and not alice.dir.forks()
+    assert status(alice)["forks"] == []
+
+
+def test_a_fork_that_arrives_while_held_is_kept_as_proof(tmp_path):
+    games, signers = make(tmp_path, [("alice", [], "player"), ("bob", [], "player")], rules="freeform")
+    alice, bob = games["alice"], games["bob"]
+    first, _ = alice.move("alice", [{"kind": "set", "counter": "a", "value": 1}], signers["alice"])
+    one = alice.draft("alice", [{"kind": "note", "text": "one"}, {"kind": "pass"}], signers["alice"])
+    other = alice.draft("alice", [{"kind": "note", "text": "other"}, {"kind": "pass"}], signers["alice"])
+    assert bob.accept([other]).held  # seq 1 has not reached bob yet
+    with pytest.raises(ChainBroken, match="fork: seq 2 already holds") as caught:
+        bob.accept([first, one])
+    assert caught.value.exit_code == 4
+    kept = sorted(p.read_bytes() for p in bob.dir.forks())
+    assert kept == sorted([one.stored(), other.stored()])
+
+
+def test_a_resign_by_the_player_not_on_move_ends_a_two_player_game(tmp_path):
+    games, signers = make(tmp_path, [("alice", [], "player"), ("bob", [], "player")], rules="freeform")
+    alice, bob = games["alice"], games["bob"]
+    passed, _ = alice.move("alice", [{"kind": "pass"}], signers["alice"])
+    bob.accept([passed])
+    resigned, _ = alice.resign("alice", signers["alice"], "work")
+    bob.accept([resigned])
+    closing, _ = bob.move("bob", [], signers["bob"])
+    assert closing.uses == [resigned.id] and closing.orders == []
+    assert status(bob)["step"] == {"kind": "over", "result": "bob wins: alice resigned"}
