@@ -566,6 +566,17 @@ def _side_row(state: PogState, units, supply: Supply) -> tuple[int | None, tuple
     return None, oos, bool(carded) or not units
 
 
+def _oos_row(side: str, other: str, cancel_rule: str, level: int | None, oos: tuple, reasons: list) -> tuple[int, int]:
+    """One side's 14.3.4 row: (its column shift, the other side's DRM), with the reason."""
+    if oos and level is None:
+        reasons.append(f"{cancel_rule}: supplied {side}s cancel the {side}'s OOS modifiers")
+    if level is None:
+        return 0, 0
+    shift, drm = OOS_TABLE[min(level, 5)]
+    reasons.append(f"14.3.4: {side} OOS{level or ' without marker'}: {side} {shift} columns, {other} DRM +{drm}")
+    return shift, drm
+
+
 def combat_modifiers(state: PogState, attackers, defenders, supply: Supply | None = None) -> CombatSupply:
     """The 14.3.4 modifiers for a combat of `attackers` against `defenders` (unit ids).
 
@@ -575,24 +586,9 @@ def combat_modifiers(state: PogState, attackers, defenders, supply: Supply | Non
     supply = supply if supply is not None else compute(state)
     a_level, a_oos, a_cards = _side_row(state, attackers, supply)
     d_level, d_oos, d_cards = _side_row(state, defenders, supply)
-    a_shift = a_drm = d_shift = d_drm = 0
-    reasons = []
-    if a_oos and a_level is None:
-        reasons.append("14.3.4.1: supplied attackers cancel the attacker's OOS modifiers")
-    if a_level is not None:
-        shift, drm = OOS_TABLE[min(a_level, 5)]
-        a_shift += shift
-        d_drm += drm
-        reasons.append(f"14.3.4: attacker OOS{a_level or ' without marker'}: "
-                       f"attacker {shift} columns, defender DRM +{drm}")
-    if d_oos and d_level is None:
-        reasons.append("14.3.4.2: supplied defenders cancel the defender's OOS modifiers")
-    if d_level is not None:
-        shift, drm = OOS_TABLE[min(d_level, 5)]
-        d_shift += shift
-        a_drm += drm
-        reasons.append(f"14.3.4: defender OOS{d_level or ' without marker'}: "
-                       f"defender {shift} columns, attacker DRM +{drm}")
+    reasons: list[str] = []
+    a_shift, d_drm = _oos_row("attacker", "defender", "14.3.4.1", a_level, a_oos, reasons)
+    d_shift, a_drm = _oos_row("defender", "attacker", "14.3.4.2", d_level, d_oos, reasons)
     if a_oos or d_oos:
         reasons.append("14.3.4.3: OOS units take losses first")
     return CombatSupply(
