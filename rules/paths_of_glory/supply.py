@@ -471,6 +471,17 @@ def _event(kind: str, rule: str, **fields) -> dict:
     return {"kind": kind, **fields, "rule": rule}
 
 
+def _remove_markers(state: PogState, supply: "Supply", units: list[str], rule: str) -> list[dict]:
+    """Take the OOS marker off every one of these units that is in supply again."""
+    events = []
+    for unit in units:
+        here = state.units[unit]
+        if here.oos and supply.in_supply(unit):
+            events.append(_event("oos", rule, unit=unit, **{"from": here.oos, "to": 0}))
+            here.oos = 0
+    return events
+
+
 def oos_step(state: PogState, supply: Supply | None = None) -> list[dict]:
     """The supply step at the end of an action (14.3.5, R21, R22), for both sides at once.
 
@@ -483,11 +494,7 @@ def oos_step(state: PogState, supply: Supply | None = None) -> list[dict]:
     supply = supply if supply is not None else compute(state)
     on_map = sorted(supply.units())
     # (1) markers come off units in supply, normal or special (14.3.1, 14.3.5 step 1)
-    for unit in on_map:
-        here = state.units[unit]
-        if here.oos and supply.in_supply(unit):
-            events.append(_event("oos", "14.3.5", unit=unit, **{"from": here.oos, "to": 0}))
-            here.oos = 0
+    events += _remove_markers(state, supply, on_map, "14.3.5")
     # (2) OOS5 units of both sides are eliminated together (R22)
     doomed = [u for u in on_map if state.units[u].oos >= 5 and supply.status(u) == OUT]
     spaces = set()
@@ -508,11 +515,7 @@ def oos_step(state: PogState, supply: Supply | None = None) -> list[dict]:
         # R21: check again; markers come off units whose line the eliminations reopened
         supply = compute(state)
         on_map = sorted(supply.units())
-        for unit in on_map:
-            here = state.units[unit]
-            if here.oos and supply.in_supply(unit):
-                events.append(_event("oos", "14.3.1", unit=unit, **{"from": here.oos, "to": 0}))
-                here.oos = 0
+        events += _remove_markers(state, supply, on_map, "14.3.1")
     # (3)-(6) raise each marker one level, highest first, each unit once
     out = [u for u in on_map if supply.status(u) == OUT]
     for level in (4, 3, 2, 1):
