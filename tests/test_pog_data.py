@@ -221,6 +221,17 @@ def test_graph(pog):
         assert frozenset(key) in pairs
 
 
+def test_russian_offmap_boxes(pog):
+    """14.1.2 note, R15: the off-map boxes at the Russian edge, Reval (no source) among them; every
+    connection into them is Russian-only."""
+    boxes = {pog.ids[i] for i, flag in enumerate(pog.offmap) if flag}
+    assert boxes == {"reval", "petrograd", "moscow", "kharkov", "caucasus"}
+    assert not pog.source[pog.index["reval"]]
+    for box in boxes:
+        i = pog.index[box]
+        assert all(pog.allowed(n, i) == ("ru",) for n in pog.neighbours[i]), box
+
+
 def test_supply_groups(pog):
     grouped = {pog.ids[s] for group in pog.supply for s in group.spaces}
     sources = {pog.ids[i] for i, flag in enumerate(pog.source) if flag}

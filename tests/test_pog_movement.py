@@ -23,7 +23,8 @@ Case keys, besides id, rule, title, position and variants (tests/pog_cases.py):
             Or { after = { units, control, forts, trenches, built_forts }, events = [...] }:
             only the listed entries are checked (a unit as "space" or { space, reduced }; a
             trench 0 and a built fort 0 mean none); `events` must appear in this order among the
-            events the steps returned, each matching on the keys it gives.
+            events the steps returned, each matching on the keys it gives; `draws` lists the
+            purpose of every die drawn, as the log and `pbem verify --roll` print it.
 
 Supply in these cases is a stand-in, not the supply rules (supply.py is tested on its own): the
 positions are chosen so every unit is plainly in supply, and `oos` / `reopen` mark the units a
@@ -132,6 +133,8 @@ def test_rule_case(case):
     remaining = iter(events)
     for wanted in expect.get("events", []):
         assert any(_matches(wanted, event) for event in remaining), f"missing event {wanted} in {events}"
+    if "draws" in expect:
+        assert [draw.purpose for draw in dice.draws] == expect["draws"]
 
 
 # ---------------------------------------------------------------------------- helpers the combat

@@ -99,6 +99,7 @@ class PogMap:
     fort: tuple[int, ...]
     port: tuple[str | None, ...]
     capital: tuple[bool, ...]
+    offmap: tuple[bool, ...]  # off-map boxes at the map's edge (14.1.2 note)
     neighbours: tuple[tuple[int, ...], ...]
     connections: tuple[tuple[int, int], ...]
     limits: Mapping[frozenset[int] | tuple[int, int], tuple[str, ...]]
@@ -310,6 +311,7 @@ def _load_map(variants: frozenset[str]) -> PogMap:
         fort=column("fort", 0),
         port=column("port"),
         capital=column("capital", False),
+        offmap=column("offmap", False),
         neighbours=tuple(tuple(sorted(n)) for n in adjacent),
         connections=tuple(connections.values()),
         limits=MappingProxyType(limits),

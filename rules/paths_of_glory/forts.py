@@ -224,15 +224,29 @@ def resolve_sieges(state: PogState, side: str, dice: Dice, supplied: Callable[[s
                            "rule": "15.3.1"})
             continue
         lf = fort_lf(state, space)
-        die = dice.roll(SIEGE_DIE, f"siege of {state.map.name_of(space)}", "15.3.2")
+        name = state.map.name_of(space)
+        die = dice.roll(SIEGE_DIE, f"siege of {name}", "15.3.2")
         drm = SIEGE_DRM.get(state.turn, 0)
         total = die + drm
         result = "destroyed" if total > lf else "holds"
+        # The purpose is what the log, apply and `verify --roll` print beside the die, so the
+        # players read there how the roll was scored; the outcome exists only after the roll.
+        dice.draws[-1].purpose = f"siege of {name}: {_siege_verdict(name, die, drm, lf)}"
         events.append({"kind": "siege_roll", "space": space, "die": die, "drm": drm,
                        "total": total, "lf": lf, "result": result, "rule": "15.3.2"})
         if result == "destroyed":
             events += destroy_fort(state, space)
     return events
+
+
+def _siege_verdict(name: str, die: int, drm: int, lf: int) -> str:
+    """A siege roll scored as players check it: "5 − 2 = 3, not above 3: Verdun holds" (15.3.2).
+    15.3.3's DRM is the only one, and it is negative."""
+    total = die + drm
+    shown = f"−{-total}" if total < 0 else str(total)  # the same minus sign as the DRM's
+    score = f"{die} − {-drm} = {shown}" if drm else str(die)
+    verdict = f"above {lf}: {name} falls" if total > lf else f"not above {lf}: {name} holds"
+    return f"{score}, {verdict}"
 
 
 # ---------------------------------------------------------------------------------- building

@@ -33,7 +33,6 @@ OPTIONS = {
                                "it (instead of 19.1)"),
     "italy_19_1_2": OptionSpec("italy_19_1_2", False, "19.1.2", "the Taranto–Valona connection"),
     "italy_19_1_3": OptionSpec("italy_19_1_3", False, "19.1.3", "the Maggiore–Venice connection"),
-    "italy_19_2": OptionSpec("italy_19_2", False, "19.2", "operations limits on the Italian front"),
 }
 MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")
 ORDER_KINDS = ("activate", "move", "build_fort", "economic", "political", "pass")
@@ -283,8 +282,11 @@ class PathsOfGlory:
         from . import views
 
         return {
-            "map": View("spaces by nation: control, forts, trenches, units and OOS markers; 'map NATION' for one",
-                        lambda nation=None: views.map_data(state, nation), views.render_map),
+            "map": View("spaces by nation: control, forts, trenches, units and OOS markers; 'map NATION' for one "
+                        "(its id or name)",
+                        lambda *nation: views.map_data(state, views.find_nation(state, " ".join(nation))
+                                                       if nation else None),
+                        views.render_map),
             "space": View("one space: 'space NAME' (any case; near misses suggest the closest)",
                           lambda *name: views.space_data(state, views.find(state, " ".join(name) or "?")),
                           views.render_space),

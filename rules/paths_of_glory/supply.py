@@ -40,7 +40,7 @@ SERBIA = "sb"
 MEDINA, MEDINA_NATION = "medina", "tu"
 # The rule each kind of special supply comes from (Supply.special_rule).
 ALWAYS, IN_SERBIA, IN_MEDINA = "14.1.5", "14.1.6", "14.1.8"
-# 14.1.2 note, R15: RO and SB units may cross the Russian-only lines into a Russian edge source.
+# 14.1.2 note, R15: RO and SB units may cross the Russian-only lines into a Russian off-map box.
 RUSSIAN_LINES_NATIONS = frozenset({"ro", "sb"})
 # Base 11.1.4, R06: `br` admits British units but not the ANA; `br_corps` (18.1.2) admits British
 #   corps, AUS, CND and PT included, but not the ANA or the BEF corps.
@@ -65,7 +65,7 @@ class _Compiled:
     fort: tuple[int, ...]
     limited: tuple[tuple[int, int, tuple[str, ...]], ...]  # (from, to, tokens) for each direction
     tokens: frozenset[str]
-    russian_sources: frozenset[int]  # Russian edge sources (14.2.2)
+    russian_boxes: frozenset[int]  # Russian off-map boxes, sources or not (14.1.2 note)
     mef: frozenset[int]  # MEF beach head spaces (nation "none")
     london: int
     medina: int | None
@@ -87,11 +87,10 @@ def _compile(pog: PogMap) -> _Compiled:
             if allowed is not None:
                 limited.append((x, y, allowed))
                 tokens.update(allowed)
-    east = [g for g in pog.supply if "ru" in g.nations]
-    russian = frozenset(s for g in east for s in g.spaces if pog.nation[s] == "ru")
+    russian = frozenset(i for i in range(size) if pog.offmap[i] and pog.nation[i] == "ru")
     return _Compiled(
         size=size, neighbours=pog.neighbours, with_sea=with_sea, ports=ports, nation=pog.nation,
-        fort=pog.fort, limited=tuple(limited), tokens=frozenset(tokens), russian_sources=russian,
+        fort=pog.fort, limited=tuple(limited), tokens=frozenset(tokens), russian_boxes=russian,
         mef=mef,
         london=pog.index["london"], medina=pog.index.get(MEDINA),
         port_needs=tuple((pog.index[p], pog.index[n]) for p, n in ALLIED_PORT_NEEDS.items()
@@ -309,8 +308,8 @@ def _make_cross(cls: SupplyClass, c: _Compiled, pos: _Position):
             ok = bool(admitted.intersection(tokens)) or bool(admitted.intersection(back))
         else:
             ok = bool(admitted.intersection(tokens))
-            if not ok and cls.russian_lines and "ru" in tokens and y in c.russian_sources:
-                ok = True  # 14.1.2 note: only a step into a Russian edge source
+            if not ok and cls.russian_lines and "ru" in tokens and y in c.russian_boxes:
+                ok = True  # 14.1.2 note, R15: only a step into a Russian off-map box
         if not ok:
             blocked.add((y, x))
     if not cls.sea:

@@ -5,7 +5,7 @@ Each view has a data function (what --json prints) and a render function drawing
 
 from __future__ import annotations
 
-from .data import UnknownSpace
+from .data import UnknownSpace, slug
 from .state import PogState
 
 NATION_NAMES = {
@@ -42,6 +42,8 @@ def space_data(state: PogState, space: str) -> dict:
         data["port"] = pog_map.port[index]
     if pog_map.capital[index]:
         data["capital"] = True
+    if pog_map.offmap[index]:
+        data["offmap"] = True  # 14.1.2 note: RO and SB units trace supply into these boxes
     return data
 
 
@@ -123,7 +125,8 @@ def render_space(data: dict):
         grid.add_row("Control", data["control"].upper())
         grid.add_row("Terrain", data["terrain"])
         facts = [f"{data['vp']} VP" if data.get("vp") else "", "supply source" if data.get("source") else "",
-                 f"{data['port'].upper()} port" if data.get("port") else "", "capital" if data.get("capital") else ""]
+                 f"{data['port'].upper()} port" if data.get("port") else "", "capital" if data.get("capital") else "",
+                 "off-map box" if data.get("offmap") else ""]
         if any(facts):
             grid.add_row("Facts", ", ".join(f for f in facts if f))
         if data.get("fort"):
@@ -143,6 +146,27 @@ def find(state: PogState, text: str) -> str:
         return state.map.find(text)
     except UnknownSpace as exc:
         raise UsageError(str(exc), field="SPACE") from None
+
+
+def find_nation(state: PogState, text: str) -> str:
+    """A nation with spaces on the map, from its id or its name in any case (`ge`, `Germany`,
+    `austria hungary`); anything else is refused with the nearest name."""
+    import difflib
+
+    from pbem.errors import UsageError
+
+    names = {nation: NATION_NAMES.get(nation, nation) for nation in sorted(set(state.map.nation))}
+    forms: dict[str, str] = {}
+    for nation, name in names.items():
+        for form in (nation, slug(name)):
+            forms.setdefault(form, nation)
+            forms.setdefault(form.replace("_", ""), nation)
+    key = slug(text)
+    found = forms.get(key) or forms.get(key.replace("_", ""))
+    if found:
+        return found
+    nearest = forms[max(forms, key=lambda form: difflib.SequenceMatcher(None, key, form).ratio())]
+    raise UsageError(f"unknown nation {text!r}; did you mean {names[nearest]} ({nearest})?", field="NATION")
 
 
 def supply_data(state: PogState, side: str | None = None) -> dict:

@@ -32,6 +32,11 @@ BOX_IDS = {
     "CP Eliminated Box": "cp_eliminated",
 }
 
+# The off-map boxes printed at the Russian edge of the map, which only Russian units may enter; the
+# 14.1.2 note lets RO and SB units trace supply into them (R15). The reference marks them only by
+# their drawn size, so they are named here.
+OFFMAP_BOXES = ("reval", "petrograd", "moscow", "kharkov", "caucasus")
+
 # Names found in other editions, histories and languages, each mapped to a space id. Accents, case
 # and punctuation are ignored anyway (so "Königsberg" needs no entry); these are other spellings.
 ALIASES = {
@@ -209,6 +214,8 @@ MAP_HEADER = """\
 #   fort     fort strength (its combat and loss factor), when a fort
 #   port     "ap" or "cp" for a port of that faction; absent otherwise
 #   capital  true for a capital; absent otherwise
+#   offmap   true for an off-map box drawn at the map's edge (Reval and the Russian edge
+#            sources; 14.1.2 note); absent otherwise
 #
 # [boxes.<id>]: off-map boxes: name, side ("ap" or "cp"), ref (id in spaces.csv).
 #
@@ -265,9 +272,13 @@ def build_map(ref: Path) -> tuple[str, dict]:
             fields["port"] = "cp"
         if truthy(row["capital"]):
             fields["capital"] = True
+        if key in OFFMAP_BOXES:
+            fields["offmap"] = True
         spaces.append((key, fields))
 
     space_ids = {key for key, _ in spaces}
+    if not set(OFFMAP_BOXES) <= space_ids:
+        raise SystemExit(f"off-map boxes not on the map: {sorted(set(OFFMAP_BOXES) - space_ids)}")
     links = []
     for edge in edges:
         a, b = by_ref[edge["a"]], by_ref[edge["b"]]

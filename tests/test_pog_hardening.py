@@ -1,0 +1,110 @@
+"""Paths of Glory as players meet it through the real `pbem`: the map view by nation, the siege
+roll in the log, the Russian off-map boxes, and the options `pbem rules` offers.
+
+The CLI tests run on a copy of examples/paths-of-glory-1914 (the demo game: the German 1st Army
+besieges Liege, and its siege roll at seq 3 is a 5 in August 1914).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pbem.errors import UsageError
+from pbem.rules.paths_of_glory import ruleset
+from pbem.rules.paths_of_glory.state import dump
+from pbem.ruleset import Seat, Setup
+
+from helpers import run_cli
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
+
+
+@pytest.fixture
+def example(tmp_path) -> Path:
+    game = tmp_path / "game"
+    shutil.copytree(EXAMPLE, game, ignore=shutil.ignore_patterns("state.toml", ".lock"))
+    return game
+
+
+def pbem(game: Path, *args: str) -> tuple[int, str, str]:
+    return run_cli([*args, "--game", str(game)], game.parent, home=game.parent / "home")
+
+
+def shown_nations(game: Path, *words: str) -> list[str]:
+    code, out, err = pbem(game, "show", "map", *words, "--json")
+    assert code == 0, err
+    return list(json.loads(out)["nations"])
+
+
+# ---------------------------------------------------------------------------- pbem show map NATION
+
+def test_show_map_takes_a_nation_id_or_name_in_any_case(example):
+    for words in (["Germany"], ["germany"], ["GERMANY"], ["ge"], ["GE"]):
+        assert shown_nations(example, *words) == ["ge"], words
+    for words in (["Austria-Hungary"], ["austria", "hungary"], ["ah"]):
+        assert shown_nations(example, *words) == ["ah"], words
+    code, out, _ = pbem(example, "show", "map", "Germany")
+    assert code == 0 and "Germany" in out and "Essen" in out
+
+
+def test_show_map_refuses_an_unknown_nation_and_names_the_nearest(example):
+    code, out, err = pbem(example, "show", "map", "Germny")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert "unknown nation 'Germny'" in err and "did you mean Germany" in err
+
+
+# ---------------------------------------------------------------------------- the siege roll (15.3)
+
+def test_the_siege_roll_says_its_arithmetic_and_whether_the_fort_fell(example):
+    said = "siege of Liege: 5 − 2 = 3, not above 3: Liege holds"
+    code, out, err = pbem(example, "verify", "--roll", "3", "--json")
+    assert code == 0, err
+    assert [draw["purpose"] for draw in json.loads(out)["draws"]] == [said]
+    code, out, err = pbem(example, "log", "--json")
+    assert code == 0, err
+    assert [draw["purpose"] for draw in json.loads(out)[2]["dice"]] == [said]
+    code, _, err = pbem(example, "verify")
+    assert code == 0, err
+
+
+# ---------------------------------------------------------------------------- 14.1.2 note, R15
+
+def test_show_space_names_the_russian_offmap_boxes(example):
+    code, out, err = pbem(example, "show", "space", "Reval", "--json")
+    assert code == 0, err
+    assert json.loads(out)["offmap"] is True
+    assert "offmap" not in json.loads(pbem(example, "show", "space", "Riga", "--json")[1])
+    assert "off-map box" in pbem(example, "show", "space", "Reval")[1]
+
+
+# ---------------------------------------------------------------------------- options (19.2)
+
+def _seats() -> tuple[Seat, ...]:
+    return (Seat("alice", ("ap",), "player"), Seat("bob", ("cp",), "player"))
+
+
+def test_rules_lists_no_italy_19_2(example):
+    code, out, err = run_cli(["rules", "paths_of_glory", "--json"], example.parent)
+    assert code == 0, err
+    assert set(json.loads(out)["options"]) == {"vesting_holland", "italy_19_1", "italy_19_1_1", "italy_19_1_2",
+                                               "italy_19_1_3"}
+
+
+def test_every_option_changes_the_game():
+    """An option `pbem rules` lists must do something: each one, turned from its default, changes
+    the starting position (today every option is a map change)."""
+    plain = dump(ruleset.new_state(Setup("august_1914", _seats())))
+    for name, spec in ruleset.options.items():
+        changed = dump(ruleset.new_state(Setup("august_1914", _seats(), {name: not spec.default})))
+        assert changed != plain, name
+
+
+def test_a_charter_naming_italy_19_2_is_refused():
+    """R44: 19.2 is not offered until Italy can enter the war and combat is adjudicated."""
+    with pytest.raises(UsageError, match="unknown option 'italy_19_2'"):
+        ruleset.new_state(Setup("august_1914", _seats(), {"italy_19_2": True}))
