@@ -89,10 +89,9 @@ def _game(path: Path):
 
 
 def _me(game) -> str:
-    identity = game.identity
-    if identity is None:
-        raise UsageError(f"{game.dir.root} has no me.toml: run 'pbem join game.toml' there first", field="me.toml")
-    return identity.player
+    """The player of this game directory; a directory without me.toml signs and stores nothing."""
+    game.dir.require(player=True)
+    return game.identity.player
 
 
 # ------------------------------------------------------------------------------------- keys
@@ -214,6 +213,9 @@ def new(
             raise UsageError(f"cannot read table {file}: {exc}", field="--table") from None
     if out_path.exists():
         raise UsageError(f"{out_path} exists; pbem will not overwrite a charter", field="--out")
+    for other in _games_nearby(out_path.resolve().parent, game_id):
+        out().print(f"[warn]game id {game_id} is already used by {other}: players who keep both games in one "
+                    "place will see each other's mail; a rematch should take a new id.[/warn]")
     charter = Charter.create(
         game=game_id, ruleset=rules.id, version=rules.version, scenario=scenario, dice=dice,
         reveal_hours=reveal_hours, move_hours=move_hours, options=options, tables=tables, players=members,
@@ -232,6 +234,21 @@ def new(
         out().print(f"  {member.id:12} {member.role:8} {','.join(member.sides) or '-':12} "
                     f"{member.pubkey.fingerprint()}")
     out().print(f"charter digest {charter.digest}")
+
+
+def _games_nearby(folder: Path, game_id: str) -> list[Path]:
+    """Charters with this game id in the folder and up to two levels below it."""
+    from .charter import Charter
+
+    found = []
+    for pattern in ("game.toml", "*/game.toml", "*/*/game.toml"):
+        for path in sorted(folder.glob(pattern)):
+            try:
+                if Charter.parse(path.read_text()).game == game_id:
+                    found.append(path)
+            except (PbemError, OSError, UnicodeDecodeError):
+                continue
+    return found
 
 
 def _toml_value(text: str):
@@ -371,20 +388,22 @@ def move(
                     "or run 'pbem send' on it.")
 
 
-def _read_inputs(files: list[str]) -> list:
+def _read_batches(files: list[str]) -> tuple[list, list]:
+    """Each file's messages as one batch; a file that cannot be read is refused on its own."""
     from .game import read_messages
 
-    messages = []
+    batches, refused = [], []
     for name in files:
-        if name == "-":
-            messages.extend(read_messages(sys.stdin.buffer.read(), "stdin"))
+        try:
+            raw = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+        except OSError as exc:
+            refused.append((name, UsageError(f"cannot read {name}: {exc.strerror}", field="FILE")))
             continue
         try:
-            raw = Path(name).read_bytes()
-        except OSError as exc:
-            raise UsageError(f"cannot read {name}: {exc.strerror}", field="FILE") from None
-        messages.extend(read_messages(raw, name))
-    return messages
+            batches.append((name, read_messages(raw, "stdin" if name == "-" else name)))
+        except PbemError as exc:
+            refused.append((name, exc))
+    return batches, refused
 
 
 @app.command("apply")
@@ -403,14 +422,21 @@ def apply(
     """Verify incoming messages, store them and adjudicate; answer with a reveal when you witness.
 
     Each message is a duplicate (already here), held (its predecessor has not arrived: kept in held/,
-    exit 5), a fork (exit 4, the game stops) or applied. Nothing is written unless all of it checks.
+    exit 5), a fork (exit 4, the game stops) or applied. A file that does not check is refused whole
+    and nothing of it is written; the good files of the same command still apply, and the exit code is
+    the worst of the refusals.
     """
     game = _game(game_dir)
-    from .game import ApplyReport
-
-    report = game.accept(_read_inputs(files)) if files else ApplyReport()
-    me = game.identity.player if game.identity else None
-    owed = game.owed_reveal(me) if me else None
+    me = _me(game)
+    batches, unreadable = _read_batches(files or [])
+    if len(files or []) == 1 and unreadable:
+        raise unreadable[0][1]
+    report = game.accept_batches(batches)  # with no files: finishes an interrupted command, retries held/
+    report.refused[:0] = unreadable
+    resolved = game.current()[1] if any(o.status == "applied" for o in report.outcomes) else None
+    if resolved is not None and all(r.seq != resolved.seq for r in report.rolls):
+        report.rolls.append(resolved)  # this apply brought the last reveal: everyone sees these dice now
+    owed = game.owed_reveal(me)
     revealed = None
     if owed is not None and (reveal or (sys.stdin.isatty() and not as_json and files and
                                         typer.confirm(f"You witness the roll of seq {owed.seq}. Reveal now?",
@@ -420,12 +446,14 @@ def apply(
         report.rolls.extend(reveal_report.rolls)
         if send_now:
             _post(game, [revealed])
-    elif reveal and not files:
+    elif reveal and not files and not any(m.type == "reveal" for m in game.finished):
         raise UsageError(f"{me} owes no reveal now", player=me, field="--reveal")
     if as_json:
         emit_json({
             "outcomes": [{"id": o.message.id, "type": o.message.type, "player": o.message.player,
                           "seq": o.message.seq, "status": o.status, "detail": o.detail} for o in report.outcomes],
+            "refused": [{"source": source, "error": str(error), "exit": error.exit_code}
+                        for source, error in report.refused],
             "rolls": [{"seq": r.seq, "draws": [d.to_dict() for d in r.draws]} for r in report.rolls],
             "reveal": str(game.dir.outbox_path(revealed)) if revealed else None,
             "owed_reveal": owed.seq if owed and not revealed else None,
@@ -434,13 +462,26 @@ def apply(
         from . import report as reports
 
         out().print(reports.outcome_lines(report, game.ruleset.summary))
+        for message in game.finished:
+            out().print(f"[ok]Finished[/ok] an interrupted command: your {message.type} for seq {message.seq} is "
+                        f"stored; mail [bold]{game.dir.outbox_path(message)}[/bold] to every player.")
         if revealed is not None:
             out().print(f"[ok]Revealed[/ok] for seq {revealed.seq}: mail [bold]{game.dir.outbox_path(revealed)}"
                         "[/bold] to every player, yourself included.")
         elif owed is not None:
             out().print(f"[warn]You witness the roll of seq {owed.seq}:[/warn] run 'pbem apply --reveal' to reveal.")
-    if report.held:
-        raise typer.Exit(5)
+    _exit_for(report)
+
+
+def _exit_for(report) -> None:
+    """The worst of what happened: a refused source's own code, else 5 if anything is held."""
+    from . import console
+
+    for source, error in report.refused:
+        console.stderr().print(f"error: refused {source}: {error}", markup=False, highlight=False)
+    codes = [error.exit_code for _, error in report.refused] + ([5] if report.held else [])
+    if codes:
+        raise typer.Exit(max(codes))
 
 
 @app.command("resign")
@@ -630,6 +671,10 @@ def status_cmd(game_dir: Path = GameOpt, as_json: bool = JsonOpt) -> None:
     from . import report as reports
 
     out().print(reports.status_view(data))
+    for item in data["unfinished"]:
+        out().print(f"[warn]Your {item['type']} for seq {item['seq']} was signed, but a command was interrupted "
+                    "before it was stored and put in outbox/:[/warn] run 'pbem apply' here when the directory "
+                    "can be written, then mail it from outbox/.")
 
 
 @app.command("show")
@@ -682,7 +727,7 @@ def _progress(label: str):
 @app.command("log")
 def log_cmd(game_dir: Path = GameOpt, as_json: bool = JsonOpt) -> None:
     """Every entry: who, when, the orders, and the dice drawn at its roll point."""
-    from .game import log_entries
+    from .history import log_entries
 
     game = _game(game_dir)
     bar, advance = _progress("Replaying")
@@ -710,7 +755,7 @@ def verify(
     Every signature, link, reveal, order and state hash is checked; exit 4 names the first defect.
     """
     from .errors import ChainBroken
-    from .game import explain_roll
+    from .history import explain_roll
 
     game = _game(game_dir)
     bar, advance = _progress("Verifying")
@@ -766,7 +811,8 @@ def report_cmd(
 ) -> None:
     """Write status, the game view and the log to a file for mailing."""
     from . import report as reports
-    from .game import log_entries, status
+    from .game import status
+    from .history import log_entries
 
     if not (html or svg or text):
         raise UsageError("choose --html FILE, --svg FILE or --text FILE", field="--html")
@@ -829,16 +875,25 @@ def demo(
         out().print(item)
 
 
+def _print_error(exc: PbemError) -> None:
+    from rich.text import Text
+
+    from . import console
+
+    console.stderr().print(Text.assemble(("error: ", "bad"), str(exc)))
+
+
 def main() -> None:
     try:
         code = app(standalone_mode=False)
     except PbemError as exc:
-        from rich.text import Text
-
-        from . import console
-
-        console.stderr().print(Text.assemble(("error: ", "bad"), str(exc)))
+        _print_error(exc)
         sys.exit(exc.exit_code)
+    except OSError as exc:  # a disk error that no library call named: still one line, exit 7
+        from .log import disk_error
+
+        _print_error(disk_error(exc, "use", exc.filename or "a file"))
+        sys.exit(7)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:

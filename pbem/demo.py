@@ -19,7 +19,8 @@ from rich.text import Text
 from . import keys, ruleset as rulesets
 from .charter import Charter, Member
 from .errors import ChainBroken, IllegalOrder, UsageError
-from .game import Game, join, log_entries, read_messages, status
+from .game import Game, join, read_messages, status
+from .history import log_entries
 
 
 def _deliver(path: Path, recipients: list[Game]) -> None:

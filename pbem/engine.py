@@ -7,13 +7,16 @@ uses. The same code adjudicates a new move, replays a cached game and verifies a
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 from dataclasses import dataclass, field
 
 from . import chain, ruleset as rules
 from .charter import Charter
 from .dice import Dice, Draw, Stream
-from .errors import BadSignature, ChainBroken, Held, IllegalOrder, UnreadableInput, UsageError
+from .errors import (BadSignature, ChainBroken, Held, IllegalOrder, NotOfThisGame, UnreadableInput,
+                     UsageError)
 from .message import Message
 
 SIDE_RANK = {"reveal": 0, "seal": 1, "unseal": 2, "resign": 3}  # §5: order within one signer
@@ -38,6 +41,10 @@ def canonical_json(data) -> bytes:
 
 def state_hash(dump: dict) -> str:
     return chain.sha256(canonical_json(dump)).hex()
+
+
+def _join_record(join: Message) -> dict:
+    return {"id": join.id, "anchor": join.fields["anchor"], "hcommit": join.fields["hcommit"]}
 
 
 @dataclass
@@ -82,8 +89,9 @@ class Engine:
         self.head_time: str | None = None
         self.head_player: str | None = None
         self.roll: RollPoint | None = None
-        self.reveal_chain: dict[str, tuple[int, str]] = {}  # witness -> last verified (seq, value)
-        self.resigned: list[str] = []
+        self.last_reveal: dict[str, Message] = {}  # witness -> his last reveal a roll point consumed (§6)
+        self.resigned: dict[str, str] = {}  # player -> id of his resign, once an entry has used it
+        self.head_state = b""  # canonical JSON of the state at the head, before its roll point (§5, §8)
         self.rolls: list[RollRecord] = []  # roll records, kept only when keep_rolls is set
         self.keep_rolls = False
 
@@ -100,37 +108,47 @@ class Engine:
         return self.ruleset.pending(self.state)
 
     def to_cache(self) -> dict:
+        """What state.toml keeps: the ids of everything the replay stands for, and the state at the head
+        before its roll point. A load checks each against the log; anchors, genesis and the open roll
+        point are derived again, never read from the cache."""
         return {
+            "charter": self.charter.digest,
             "head_seq": self.head_seq,
             "head_id": self.head_id or "",
-            "head_time": self.head_time or "",
-            "head_player": self.head_player or "",
-            "genesis": self.genesis or "",
-            "joins": self.joins,
-            "roll": self.roll.__dict__ if self.roll else {},
-            "reveal_chain": {p: [s, v] for p, (s, v) in self.reveal_chain.items()},
-            "resigned": self.resigned,
-            "state": canonical_json(self.ruleset.dump(self.state)).decode() if self.started else "",
+            "joins": {player: join["id"] for player, join in self.joins.items()},
+            "last_reveal": {player: [m.fields["seq"], m.id] for player, m in self.last_reveal.items()},
+            "resigned": dict(self.resigned),
+            "state": self.head_state.decode(),
         }
 
     @classmethod
-    def from_cache(cls, charter: Charter, ruleset, data: dict) -> "Engine":
+    def from_cache(cls, charter: Charter, ruleset, data: dict, head: Message, joins: list[Message],
+                   last_reveals: list[Message]) -> "Engine":
+        """The replay at `head`, from a cache whose named messages the caller has read and matched by id."""
         engine = cls(charter, ruleset)
-        engine.head_seq = data["head_seq"]
-        engine.head_id = data["head_id"] or None
-        engine.head_time = data["head_time"] or None
-        engine.head_player = data["head_player"] or None
-        engine.genesis = data["genesis"] or None
-        engine.joins = {p: dict(j) for p, j in data["joins"].items()}
-        engine.roll = RollPoint(**data["roll"]) if data["roll"] else None
-        engine.reveal_chain = {p: (s, v) for p, (s, v) in data["reveal_chain"].items()}
-        engine.resigned = list(data["resigned"])
-        if data["state"]:
-            engine.state = ruleset.load(json.loads(data["state"]), engine.setup)
+        for join in joins:
+            engine.joins[join.player] = _join_record(join)
+        engine.genesis = chain.genesis([j["id"] for j in engine.joins.values()]).hex()
+        engine.last_reveal = {m.player: m for m in last_reveals}
+        engine.resigned = dict(data["resigned"])
+        engine.head_state = data["state"].encode()
+        if chain.sha256(engine.head_state).hex() != head.fields["state"]:
+            raise ChainBroken("the cached state is not the head's", kind="cache", field="state")
+        engine.state = ruleset.load(json.loads(engine.head_state), engine.setup)
+        engine._advance_head(head)
         return engine
 
     def clone(self) -> "Engine":
-        return Engine.from_cache(self.charter, self.ruleset, json.loads(json.dumps(self.to_cache())))
+        """An independent copy to try a message on: the ruleset state is copied through its dump."""
+        twin = copy.copy(self)
+        twin.joins = {player: dict(join) for player, join in self.joins.items()}
+        twin.last_reveal = dict(self.last_reveal)
+        twin.resigned = dict(self.resigned)
+        twin.roll = dataclasses.replace(self.roll, witnesses=list(self.roll.witnesses)) if self.roll else None
+        twin.rolls = list(self.rolls)
+        if self.started:
+            twin.state = self.ruleset.load(json.loads(canonical_json(self.ruleset.dump(self.state))), self.setup)
+        return twin
 
     def state_hash(self) -> str:
         return state_hash(self.ruleset.dump(self.state))
@@ -169,9 +187,7 @@ class Engine:
                 f"equivocation: two joins by {message.player} ({known['id'][:12]} and {message.id[:12]})",
                 proof=(known["id"], message.id), **context,
             )
-        self.joins[message.player] = {
-            "id": message.id, "anchor": message.fields["anchor"], "hcommit": message.fields["hcommit"],
-        }
+        self.joins[message.player] = _join_record(message)
         if not self.missing_joins() and not self.started:
             self.genesis = chain.genesis([j["id"] for j in self.joins.values()]).hex()
             self.head_id = self.genesis
@@ -184,22 +200,27 @@ class Engine:
         self._signer(message)
         context = message.context()
         seq = message.fields["seq"]
+        if not 1 <= seq < chain.CHAIN_LENGTH:
+            raise UnreadableInput(f"a reveal's seq is 1 to {chain.CHAIN_LENGTH - 1} (PROTOCOL §8)", field="seq",
+                                  **context)
         if seq > self.head_seq:
             raise Held(f"reveal for seq {seq}, but this log ends at seq {self.head_seq}", **context)
         roll = self.roll
         if roll is None or roll.seq != seq:
             raise IllegalOrder(f"no roll point of seq {seq} is waiting for reveals", rule="PROTOCOL §5", **context)
         if message.fields["for"] != roll.entry:
-            # Not proof of anything yet: the entry it names may still arrive (then it is a fork,
-            # shown by the two signed entries), or it was never made.
-            raise Held(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, which this log does "
-                       f"not hold (it holds {roll.entry[:12]})", field="for", **context)
+            # It can never apply here: this log's entry at that seq is fixed. Alone it proves nothing
+            # (a second reveal by the same witness would), so nothing is kept and nothing stops.
+            raise NotOfThisGame(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, but this log holds "
+                              f"{roll.entry[:12]} there: not of this game, or its author forked", field="for",
+                              **context)
         if message.player not in roll.witnesses:
             raise IllegalOrder(
                 f"{message.player} is not a witness of seq {seq} (witnesses: {', '.join(roll.witnesses)})",
                 rule="PROTOCOL §5", **context,
             )
-        known_seq, known = self.reveal_chain.get(message.player, (0, self.joins[message.player]["anchor"]))
+        last = self.last_reveal.get(message.player)
+        known_seq, known = (last.fields["seq"], last.fields["value"]) if last else (0, self.joins[message.player]["anchor"])
         if not chain.reveal_checks(bytes.fromhex(message.fields["value"]), seq, bytes.fromhex(known), known_seq):
             raise BadSignature(
                 f"revealed value does not hash forward to {message.player}'s value for seq {known_seq}",
@@ -262,7 +283,7 @@ class Engine:
         record = self._resolve(roll.seq, roll.entry, roll.witnesses,
                                [reveals[w].fields["value"] for w in roll.witnesses])
         for witness in roll.witnesses:
-            self.reveal_chain[witness] = (roll.seq, reveals[witness].fields["value"])
+            self.last_reveal[witness] = reveals[witness]
         self.roll = None
         return record
 
@@ -286,28 +307,17 @@ class Engine:
                 raise Held(f"this log ends at seq {self.head_seq}; seq {self.head_seq + 1} is missing", **context)
             raise ChainBroken(f"seq {seq} is already taken in this log", field="seq", **context)
         if message.fields["prev"] != self.head_id:
-            raise ChainBroken(
-                f"broken link: prev is {message.fields['prev'][:12]}, the entry before is {self.head_id[:12]}",
-                field="prev", **context,
+            raise NotOfThisGame(
+                f"not of this game: prev is {message.fields['prev'][:12]}, but this log's entry at seq "
+                f"{seq - 1} is {self.head_id[:12]}", field="prev", **context,
             )
         if not member.participant:
             raise IllegalOrder("observers sign no entries", rule="PROTOCOL §4", field="player", **context)
 
-        used = []
-        for used_id in message.uses:
-            side = fetch(used_id)
-            if side is None:
-                raise Held(f"uses {used_id[:12]}, which has not arrived", field="uses", **context)
-            used.append(side)
-        if [u.id for u in used] != [u.id for u in sorted(used, key=self._use_order)]:
-            raise UnreadableInput("uses must be in roster order, then reveal, seal, unseal, resign",
-                                  field="uses", **context)
+        used = self._gather_uses(message, fetch)
         rolls: list[RollRecord] = []
         reveals = {u.player: u for u in used if u.type == "reveal"}
         resigns = [u for u in used if u.type == "resign"]
-        if len(reveals) + len(resigns) != len(used):
-            other = next(u for u in used if u.type not in ("reveal", "resign"))
-            raise IllegalOrder(f"cannot use a {other.type} message here", rule="PROTOCOL §5", field="uses", **context)
         consumed_roll = self.roll is not None
         if self.roll is not None:
             missing = [w for w in self.roll.witnesses if w not in reveals]
@@ -319,13 +329,11 @@ class Engine:
             for reveal in reveals.values():
                 self.check_reveal(reveal)
             rolls.append(self.resolve_with(reveals))
-        elif reveals:
-            raise IllegalOrder("uses a reveal, but no roll point is open", rule="PROTOCOL §5", field="uses", **context)
 
         before = self.pending()
         for resign in resigns:
             self.check_resign(resign, True)
-            self.resigned.append(resign.player)
+            self.resigned[resign.player] = resign.id
             self.state = self.ruleset.resign(self.state, resign.player)
         pending = self.pending()
 
@@ -374,24 +382,62 @@ class Engine:
                 exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
                 raise exc.locate(**context)
 
-        computed = self.state_hash()
+        self.head_state = canonical_json(self.ruleset.dump(self.state))
+        computed = chain.sha256(self.head_state).hex()
         if check_state and computed != message.fields["state"]:
             raise ChainBroken(
                 f"state hash mismatch: the entry says {message.fields['state'][:12]}, "
                 f"this replay computes {computed[:12]}",
                 field="state", **context,
             )
-        self.head_seq = seq
+        rolls.extend(self._advance_head(message))
+        return computed, rolls
+
+    def _advance_head(self, message: Message) -> list[RollRecord]:
+        """The entry is the new head: its roll point opens, or with open dice resolves at once (§5)."""
+        self.head_seq = message.fields["seq"]
         self.head_id = message.id
         self.head_time = message.fields["time"].strftime("%Y-%m-%dT%H:%M:%SZ")
         self.head_player = message.player
-        if isinstance(self.pending(), rules.Chance):
-            witnesses = self.witnesses_for(message.player)
-            if witnesses:
-                self.roll = RollPoint(seq, message.id, message.player, witnesses, self.head_time)
-            else:
-                rolls.append(self._resolve(seq, message.id, [], []))
-        return computed, rolls
+        if not isinstance(self.pending(), rules.Chance):
+            return []
+        witnesses = self.witnesses_for(message.player)
+        if witnesses:
+            self.roll = RollPoint(self.head_seq, message.id, message.player, witnesses, self.head_time)
+            return []
+        return [self._resolve(self.head_seq, message.id, [], [])]
+
+    def _gather_uses(self, message: Message, fetch) -> list[Message]:
+        """The side messages an entry consumes (§5): each here, in order, at most one per signer and
+        kind, each a reveal for the open roll point or a resign no earlier entry consumed."""
+        context = dict(message.context(), field="uses")
+        used = []
+        for used_id in message.uses:
+            side = fetch(used_id)
+            if side is None:
+                raise Held(f"uses {used_id[:12]}, which has not arrived", **context)
+            used.append(side)
+        if [u.id for u in used] != [u.id for u in sorted(used, key=self._use_order)]:
+            raise UnreadableInput("uses must be in roster order, then reveal, seal, unseal, resign", **context)
+        slots = set()
+        for side in used:
+            what = f"{side.player}'s {side.type} {side.id[:12]}"
+            if side.type not in ("reveal", "resign"):
+                raise UnreadableInput(f"uses {what}: no entry consumes a {side.type} message", **context)
+            if (side.type, side.player) in slots:
+                raise UnreadableInput(f"uses two {side.type} messages by {side.player}", **context)
+            slots.add((side.type, side.player))
+            if side.type == "reveal" and not self._reveals_open_roll(side):
+                where = f"seq {self.roll.seq}" if self.roll else "no seq: none is open"
+                raise ChainBroken(f"uses {what} for seq {side.fields['seq']}, but the roll point it may use is "
+                                  f"{where}", **context)
+            if side.type == "resign" and side.player in self.resigned:
+                raise ChainBroken(f"uses {what}, which an earlier entry consumed", **context)
+        return used
+
+    def _reveals_open_roll(self, reveal: Message) -> bool:
+        roll = self.roll
+        return roll is not None and reveal.fields["seq"] == roll.seq and reveal.fields["for"] == roll.entry
 
     def _use_order(self, side: Message):
         return (self.charter.position(side.player), SIDE_RANK.get(side.type, 9))

@@ -95,6 +95,11 @@ class ChainBroken(PbemError):
         self.proof = proof
 
 
+class NotOfThisGame(ChainBroken):
+    """A message of another history, such as a rematch that reuses the game id (§4): refused, exit 4,
+    and it stops nothing."""
+
+
 class Held(PbemError):
     """A predecessor, reveal, seal or unseal is still missing (§9: exit 5)."""
 
@@ -105,3 +110,18 @@ class Locked(PbemError):
     """The game directory is locked by another pbem (§9: exit 6)."""
 
     exit_code = 6
+
+
+class DiskError(PbemError):
+    """A local file could not be read or written: full or read-only disk, permissions, I/O (exit 7).
+
+    Not a protocol verdict: the same message may apply once the disk is fixed."""
+
+    exit_code = 7
+
+
+class NotDelivered(PbemError):
+    """A signed message is stored but did not reach every recipient by mail (exit 8); it stays
+    queued for 'pbem send --retry'."""
+
+    exit_code = 8

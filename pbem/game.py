@@ -8,8 +8,12 @@ only when the whole batch is good, entry files last, so an error leaves the log 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import os
 import secrets
+import time
 import tomllib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -19,13 +23,13 @@ import tomli_w
 from . import chain, ruleset as rulesets
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
-from .errors import BadSignature, ChainBroken, Held, PbemError, UnreadableInput, UsageError
+from .errors import (BadSignature, ChainBroken, DiskError, Held, Locked, NotOfThisGame, PbemError,
+                     UnreadableInput, UsageError)
 from .keys import FileSigner, Signer, app_dir
-from .log import GameDir, atomic_write
+from .log import IDENTITY, GameDir, atomic_write, disk_error, remove
 from .message import Message, check_order, emit_body, parse_fields, sign
 
 CACHE = "state.toml"
-IDENTITY = "me.toml"
 
 
 @dataclass
@@ -101,6 +105,28 @@ class SeedStore:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             atomic_write(self.record_path, tomli_w.dumps({"revealed": []}).encode(), 0o600)
 
+    @contextmanager
+    def locked(self, wait_seconds: float = 30.0):
+        """The record's own lock, shared by every game directory of this player on this machine."""
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            fd = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise disk_error(exc, "lock", self.folder) from None
+        try:
+            deadline = time.monotonic() + wait_seconds
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise Locked(f"the reveal record in {self.folder} is locked by another pbem") from None
+                    time.sleep(0.05)
+            yield
+        finally:
+            os.close(fd)
+
     def add_to_record(self, seq: int, entry: str) -> None:
         revealed = self.record() or []
         revealed.append({"seq": seq, "entry": entry})
@@ -119,6 +145,7 @@ class ApplyReport:
     outcomes: list[Outcome] = field(default_factory=list)
     rolls: list[RollRecord] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # held messages found invalid and removed
+    refused: list[tuple[str, PbemError]] = field(default_factory=list)  # (source, why), by accept_batches
 
     @property
     def held(self) -> list[Outcome]:
@@ -139,6 +166,7 @@ class Game:
         self.ruleset = rulesets.load(self.charter.ruleset, self.charter.version)
         self._resigns: dict[str, Message] | None = None
         self._engine: Engine | None = None  # the replay at the head, once loaded by this object
+        self.finished: list[Message] = []  # own messages an interrupted command left, finished by this one
 
     @property
     def identity(self) -> Identity | None:
@@ -157,8 +185,13 @@ class Game:
             self._resigns = {m.id: m for m in self.dir.side_messages("resign-")}
         return self._resigns
 
-    def fetcher(self, seq: int, staged: dict[str, Message] | None = None):
-        """Look up a side message an entry after `seq` may use: reveals for seq, resigns."""
+    def fetcher(self, seq: int, staged: dict[str, Message] | None = None, *,
+                witnesses: list[str] | None = None):
+        """Look up a side message an entry after `seq` may use: reveals for seq, resigns.
+
+        With `witnesses` (an incoming entry), an id still unknown once every witness's reveal for seq
+        is here cannot be a reveal in flight: it is looked up among all stored side messages, so an
+        entry naming one an earlier entry consumed is refused rather than held forever (§4)."""
 
         found: dict[str, Message] | None = None
 
@@ -172,6 +205,10 @@ class Game:
                     reveal = self._side(self.dir.reveal_path(member.id, seq))
                     if reveal is not None:
                         found[reveal.id] = reveal
+            if message_id not in found and witnesses is not None:
+                present = {m.player for m in found.values() if m.type == "reveal"}
+                if present >= set(witnesses):
+                    found.update((m.id, m) for m in self.dir.side_messages(""))
             return found.get(message_id)
 
         return fetch
@@ -180,7 +217,7 @@ class Game:
         """From the charter, trusting nothing cached; every signature, link, reveal and hash."""
         engine = Engine(self.charter, self.ruleset)
         engine.keep_rolls = keep_rolls
-        joins = self.dir.side_messages("join-")
+        joins = self._joins_of_this_charter()
         for join in sorted(joins, key=lambda m: self.charter.position(m.player)):
             engine.accept_join(join)
         last = self.dir.last_seq()
@@ -201,41 +238,64 @@ class Game:
         return engine
 
     def engine(self) -> Engine:
-        """The replay at the head: from state.toml when it matches the log, else replayed and cached.
+        """The replay at the head: from state.toml when everything it names matches the log, else
+        replayed (and cached when the directory is writable).
 
         Callers get their own copy: rulesets mutate the states they are given."""
         if self._engine is None:
-            self._engine = self._load_cache()
+            joins = self._joins_of_this_charter()
+            self._engine = self._load_cache(joins)
             if self._engine is None:
                 self._engine = self.replay()
                 self._save_cache(self._engine)
         return self._engine.clone()
 
-    def _load_cache(self) -> Engine | None:
-        path = self.dir.root / CACHE
-        if not path.exists():
+    def _joins_of_this_charter(self) -> list[Message]:
+        """The stored joins, each checked to be for game.toml as it is now: a charter changed after
+        joining is refused by every command (exit 4), before anything is trusted or signed."""
+        joins = self.dir.side_messages("join-")
+        for join in joins:
+            if join.fields["charter"] != self.charter.digest:
+                raise ChainBroken(
+                    f"game.toml has changed since {join.player} joined: its digest is {self.charter.digest[:12]}, "
+                    f"the join signed {join.fields['charter'][:12]}; restore the charter the host sent",
+                    field="charter", **join.context())
+        return joins
+
+    def _load_cache(self, joins: list[Message]) -> Engine | None:
+        try:
+            data = tomllib.loads((self.dir.root / CACHE).read_text())
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             return None
         try:
-            data = tomllib.loads(path.read_text())
+            if data["charter"] != self.charter.digest or data["joins"] != {j.player: j.id for j in joins}:
+                return None
             seq = data["head_seq"]
             if seq < 1 or self.dir.entry_path(seq + 1).exists():
                 return None
             head = self.dir.entry(seq)
-            if head is None or head.id != data["head_id"] or data["state_hash"] != head.fields["state"]:
+            if head is None or head.id != data["head_id"]:
                 return None
-            engine = Engine.from_cache(self.charter, self.ruleset, data)
-            if engine.state_hash() != head.fields["state"]:
+            last_reveals = [self._side(self.dir.reveal_path(player, at)) for player, (at, _) in
+                            data["last_reveal"].items()]
+            if [m.id if m else None for m in last_reveals] != [i for _, i in data["last_reveal"].values()]:
                 return None
-            return engine
-        except (PbemError, KeyError, TypeError, ValueError, tomllib.TOMLDecodeError):
+            for player, resign_id in data["resigned"].items():
+                resign = self._resign_messages().get(resign_id)
+                if resign is None or resign.player != player:
+                    return None
+            return Engine.from_cache(self.charter, self.ruleset, data, head, joins, last_reveals)
+        except (PbemError, KeyError, TypeError, ValueError, AttributeError):
             return None
 
     def _save_cache(self, engine: Engine) -> None:
+        """Best effort: a read-only or full disk only costs the next command a replay."""
         if engine.head_seq < 1:
             return
-        data = engine.to_cache()
-        data["state_hash"] = engine.state_hash()
-        atomic_write(self.dir.root / CACHE, tomli_w.dumps(data).encode())
+        try:
+            atomic_write(self.dir.root / CACHE, tomli_w.dumps(engine.to_cache()).encode())
+        except DiskError:
+            pass
 
     def reveals_at(self, engine: Engine) -> dict[str, Message]:
         if engine.roll is None:
@@ -257,12 +317,80 @@ class Game:
 
     def accept(self, incoming: list[Message]) -> ApplyReport:
         """Classify and apply messages (§4): duplicate, held, fork, or applied. All or nothing."""
+        with self._writing():
+            return self._accept_fresh(incoming)
+
+    @contextmanager
+    def _writing(self):
+        """The lock of a command that writes. Whatever an interrupted command signed is finished first,
+        so nothing is drafted from a head that lacks it."""
         with self.dir.lock():
+            self.finished.extend(self._finish_journal())
+            yield
+
+    def _accept_fresh(self, incoming: list[Message]) -> ApplyReport:
+        try:
+            return self._accept_locked(incoming)
+        finally:  # written or not, what this object had loaded may no longer be the head
+            self._engine = None
+            self._resigns = None
+
+    def finish_interrupted(self) -> list[Message]:
+        """For read commands: finish what an interrupted command signed, if this directory can be
+        written now; return what is still unfinished (to report)."""
+        if not self.dir.journal():
+            return []
+        try:
+            with self._writing():
+                pass
+        except (Locked, DiskError):
+            pass
+        return [message for _, message in self.dir.journal()]
+
+    def _finish_journal(self) -> list[Message]:
+        """Complete what an interrupted command signed: into the log, then into outbox/. One that can no
+        longer apply was never stored or mailed, so it is dropped."""
+        finished = []
+        for path, message in self.dir.journal():
             try:
-                return self._accept_locked(incoming)
-            finally:  # written or not, what this object had loaded may no longer be the head
-                self._engine = None
-                self._resigns = None
+                self._accept_fresh([message])
+            except (Locked, DiskError):
+                raise
+            except PbemError:
+                remove(path)
+                continue
+            atomic_write(self.dir.outbox_path(message), message.stored())
+            remove(path)
+            finished.append(message)
+        return finished
+
+    def accept_batches(self, batches: list[tuple[str, list[Message]]]) -> ApplyReport:
+        """Messages from several sources (files, mails): all at once if they all check; otherwise each
+        source on its own, in log order, so one bad file or mail never holds up the good ones. The
+        bad ones are in `refused` with their error; nothing of theirs is written."""
+        everything = [m for _, messages in batches for m in messages]
+        if len(batches) < 2:
+            return self.accept(everything)
+        try:
+            return self.accept(everything)
+        except (Locked, DiskError):
+            raise
+        except PbemError as exc:
+            if isinstance(exc, ChainBroken) and exc.proof:
+                raise  # a fork stops the game: nothing else applies until the players settle it
+        combined = ApplyReport()
+        for source, messages in sorted(batches, key=lambda item: min(m.seq or 0 for m in item[1])):
+            try:
+                one = self.accept(messages)
+            except (Locked, DiskError):
+                raise
+            except PbemError as exc:
+                combined.refused.append((source, exc))
+                continue
+            combined.outcomes += one.outcomes
+            combined.rolls += one.rolls
+            combined.dropped += one.dropped
+        return combined
 
     def _accept_locked(self, incoming: list[Message]) -> ApplyReport:
         forks = self.dir.forks()
@@ -279,6 +407,7 @@ class Game:
         incoming_ids = {m.id for m in incoming}
         held_files = {m.id: path for path, m in self.dir.held() if m.id not in incoming_ids}
         queue = list(incoming) + [self.dir.read_message(p) for p in held_files.values()]
+        self._refuse_reveal_twins(queue, work)
         status: dict[str, Outcome] = {}
         progressed = True
         while progressed:
@@ -296,6 +425,9 @@ class Game:
                     if isinstance(exc, ChainBroken) and exc.proof:
                         self._keep_proof(message, exc, staged_by_id)
                         raise
+                    if isinstance(exc, NotOfThisGame) and message.type == "reveal" \
+                            and self._genuine_reveal(message, work):
+                        atomic_write(self.dir.stray_path(message), message.stored())
                     if message.id in held_files:  # an old held message that can never apply
                         status[message.id] = Outcome(message, "dropped", str(exc))
                         continue
@@ -310,7 +442,7 @@ class Game:
         for message_id, path in held_files.items():
             outcome = status.get(message_id)
             if outcome and outcome.status in ("applied", "duplicate", "dropped"):
-                path.unlink(missing_ok=True)
+                remove(path)
                 if outcome.status == "dropped":
                     report.dropped.append(outcome.detail)
         for message in incoming:
@@ -321,6 +453,43 @@ class Game:
         if work.head_seq != base_seq:
             self._save_cache(work)
         return report
+
+    def _refuse_reveal_twins(self, queue: list[Message], work: Engine) -> None:
+        """§4, §6: two genuine reveals by one witness for one seq naming different entries prove that
+        the entries' author forked, even while neither is in the log (held, or kept in strays/).
+        Both are kept as proof."""
+        slots: dict[tuple[str, int], list[Message]] = {}
+        for message in queue:
+            if message.type == "reveal":
+                slots.setdefault((message.player, message.fields["seq"]), []).append(message)
+        for (player, seq), group in slots.items():
+            group = group + self.dir.strays(player, seq)
+            if len({m.fields["for"] for m in group}) < 2:
+                continue
+            genuine = [m for m in group if self._genuine_reveal(m, work)]
+            twin = next((m for m in genuine if m.fields["for"] != genuine[0].fields["for"]), None)
+            if twin is None:
+                continue
+            first = genuine[0]
+            for message in (first, twin):
+                atomic_write(self.dir.fork_path(message), message.stored())
+            raise ChainBroken(
+                f"fork: {player} revealed for two entries at seq {seq} ({first.fields['for'][:12]} and "
+                f"{twin.fields['for'][:12]}): their author forked", field="for", proof=(first.id, twin.id),
+                **twin.context())
+
+    def _genuine_reveal(self, message: Message, work: Engine) -> bool:
+        """Signed by a participant of this game, with a value on his reveal chain (§6)."""
+        member = self.charter.member(message.player)
+        join = work.joins.get(message.player)
+        seq = message.fields["seq"]
+        if member is None or join is None or message.game != self.charter.game or not 1 <= seq < chain.CHAIN_LENGTH:
+            return False
+        try:
+            message.verify(member.pubkey.raw)
+        except BadSignature:
+            return False
+        return chain.hash_forward(bytes.fromhex(message.fields["value"]), seq).hex() == join["anchor"]
 
     def _keep_proof(self, message: Message, error: ChainBroken, staged: dict[str, Message]) -> None:
         atomic_write(self.dir.fork_path(message), message.stored())
@@ -359,24 +528,7 @@ class Game:
             raise BadSignature("signer is not in the charter's roster", field="player", **context)
         message.verify(member.pubkey.raw)
         if kind == "move":
-            seq = message.fields["seq"]
-            if seq < 1:
-                raise UnreadableInput("a chain entry's seq starts at 1", field="seq", **context)
-            if seq <= work.head_seq:
-                stored = self._stored_at(self.dir.entry_path(seq), staged)
-                if stored is None:
-                    raise ChainBroken(f"this log lacks its own entry for seq {seq}: run 'pbem verify'",
-                                      field="seq", **context)
-                if stored.id == message.id:
-                    return "duplicate", []
-                raise ChainBroken(
-                    f"fork: seq {seq} already holds {stored.id[:12]} by {stored.player}",
-                    field="seq", proof=(stored.id, message.id), **context,
-                )
-            _, rolls = work.apply_entry(message, self.fetcher(seq - 1, staged_by_id))
-            staged[self.dir.entry_path(seq)] = message
-            staged_by_id[message.id] = message
-            return "applied", rolls
+            return self._accept_entry(work, message, staged, staged_by_id)
         if kind not in ("join", "reveal", "resign"):
             raise UsageError(f"this pbem does not handle {kind} messages yet", field="type", **context)
         path = self.dir.side_path(message)
@@ -384,19 +536,7 @@ class Game:
         if stored is not None:
             if stored.id == message.id:
                 return "duplicate", []
-            if kind == "reveal" and stored.fields["value"] != message.fields["value"]:
-                raise BadSignature(f"{message.player} revealed another value for seq {message.fields['seq']}: "
-                                   "it is not on his reveal chain", field="value", **context)
-            if kind == "reveal" and stored.fields["for"] != message.fields["for"]:
-                raise ChainBroken(
-                    f"fork: {message.player} revealed for two entries at seq {message.fields['seq']} "
-                    f"({stored.fields['for'][:12]} and {message.fields['for'][:12]}): their author forked",
-                    field="for", proof=(stored.id, message.id), **context,
-                )
-            raise ChainBroken(
-                f"equivocation: two {kind} messages by {message.player} ({stored.id[:12]} and {message.id[:12]})",
-                proof=(stored.id, message.id), **context,
-            )
+            raise self._slot_conflict(stored, message)
         if kind == "join":
             work.accept_join(message)
         elif kind == "reveal":
@@ -404,8 +544,9 @@ class Game:
             if seq <= work.head_seq and (work.roll is None or work.roll.seq != seq):
                 entry = self._stored_at(self.dir.entry_path(seq), staged)
                 if entry is not None and entry.id != message.fields["for"]:
-                    raise Held(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, which this log "
-                               f"does not hold (it holds {entry.id[:12]})", field="for", **context)
+                    raise NotOfThisGame(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, but this "
+                                      f"log holds {entry.id[:12]} there: not of this game, or its author forked",
+                                      field="for", **context)
             work.check_reveal(message)
         else:
             work.check_resign(message, self._is_known_head(message.fields["at"], work, staged_by_id))
@@ -413,6 +554,63 @@ class Game:
         staged[path] = message
         staged_by_id[message.id] = message
         return "applied", []
+
+    def _accept_entry(self, work: Engine, message: Message, staged: dict, staged_by_id: dict):
+        context = message.context()
+        seq = message.fields["seq"]
+        if seq < 1:
+            raise UnreadableInput("a chain entry's seq starts at 1", field="seq", **context)
+        if seq <= work.head_seq:
+            stored = self._stored_at(self.dir.entry_path(seq), staged)
+            if stored is None:
+                raise ChainBroken(f"this log lacks its own entry for seq {seq}: run 'pbem verify'",
+                                  field="seq", **context)
+            if stored.id == message.id:
+                return "duplicate", []
+            raise self._entry_conflict(stored, message, staged)
+        witnesses = work.roll.witnesses if work.roll else []
+        _, rolls = work.apply_entry(message, self.fetcher(seq - 1, staged_by_id, witnesses=witnesses))
+        staged[self.dir.entry_path(seq)] = message
+        staged_by_id[message.id] = message
+        return "applied", rolls
+
+    def _entry_conflict(self, stored: Message, message: Message, staged: dict) -> ChainBroken:
+        """§4: another history (a rematch reusing the game id) is refused and stops nothing; two
+        entries by one author at one seq on the same prev are equivocation, kept as proof."""
+        context = message.context()
+        seq = message.fields["seq"]
+        before = self._stored_at(self.dir.entry_path(seq - 1), staged) if seq > 1 else None
+        expected_prev = before.id if before is not None else self._genesis()
+        if message.fields["prev"] != expected_prev:
+            return NotOfThisGame(f"not of this game: prev is {message.fields['prev'][:12]}, but this log's entry at "
+                               f"seq {seq - 1} is {expected_prev[:12]}", field="prev", **context)
+        if stored.player != message.player:
+            return ChainBroken(f"seq {seq} already holds {stored.player}'s entry {stored.id[:12]}",
+                               field="player", **context)
+        return ChainBroken(f"fork: {message.player} signed two entries at seq {seq} on the same prev "
+                           f"({stored.id[:12]} and {message.id[:12]})", field="seq",
+                           proof=(stored.id, message.id), **context)
+
+    def _genesis(self) -> str:
+        return self.engine().genesis or ""
+
+    def _slot_conflict(self, stored: Message, message: Message) -> PbemError:
+        """Two side messages by one player in one slot (§3)."""
+        context = message.context()
+        kind = message.type
+        if kind == "reveal" and stored.fields["value"] != message.fields["value"]:
+            return BadSignature(f"{message.player} revealed another value for seq {message.fields['seq']}: "
+                                "it is not on his reveal chain", field="value", **context)
+        if kind == "reveal" and stored.fields["for"] != message.fields["for"]:
+            return ChainBroken(
+                f"fork: {message.player} revealed for two entries at seq {message.fields['seq']} "
+                f"({stored.fields['for'][:12]} and {message.fields['for'][:12]}): their author forked",
+                field="for", proof=(stored.id, message.id), **context,
+            )
+        return ChainBroken(
+            f"equivocation: two {kind} messages by {message.player} ({stored.id[:12]} and {message.id[:12]})",
+            proof=(stored.id, message.id), **context,
+        )
 
     def _is_known_head(self, entry_id: str, work: Engine, staged_by_id: dict) -> bool:
         if entry_id in (work.genesis, work.head_id) or entry_id in staged_by_id:
@@ -426,9 +624,20 @@ class Game:
     # ----------------------------------------------------------------- writing our own messages
 
     def _publish(self, message: Message) -> tuple[Message, ApplyReport]:
-        with self.dir.lock():
-            report = self.accept([message])
+        """Store a message this player signed, then put it in outbox/. The journal copy comes first and
+        goes last, so a crash or a full disk at any point leaves what the next command completes."""
+        with self._writing():
+            journal = self.dir.journal_path(message)
+            atomic_write(journal, message.stored())
+            try:
+                report = self._accept_fresh([message])
+            except (Locked, DiskError):
+                raise  # the journal keeps it: the next command that can write finishes it
+            except PbemError:
+                remove(journal)
+                raise
             atomic_write(self.dir.outbox_path(message), message.stored())
+            remove(journal)
         return message, report
 
     def draft(self, player: str, orders: list[dict], signer: Signer, *, now: dt.datetime | None = None,
@@ -470,7 +679,8 @@ class Game:
         return sign(fields, signer)
 
     def move(self, player: str, orders: list[dict], signer: Signer, **kw) -> tuple[Message, ApplyReport]:
-        return self._publish(self.draft(player, orders, signer, **kw))
+        with self._writing():
+            return self._publish(self.draft(player, orders, signer, **kw))
 
     def owed_reveal(self, player: str) -> RollPoint | None:
         engine = self.engine()
@@ -484,7 +694,7 @@ class Game:
     def reveal(self, player: str, signer_factory: Callable[[], Signer], *, fresh_machine_ok: bool = False
                ) -> tuple[Message, ApplyReport]:
         """Sign this witness's reveal for the open roll point, once per seq, ever (§6)."""
-        with self.dir.lock():
+        with self._writing():
             return self._reveal_locked(player, signer_factory, fresh_machine_ok)
 
     def _reveal_locked(self, player: str, signer_factory: Callable[[], Signer], fresh_machine_ok: bool
@@ -494,6 +704,20 @@ class Game:
         if roll is None or player not in roll.witnesses:
             raise UsageError(f"{player} owes no reveal: no roll point is waiting for him", player=player)
         store = self.seed_store(player)
+        seeds = store.seeds(signer_factory)
+        value = chain.chain_value(seeds["chain"], roll.seq)
+        if chain.hash_forward(value, roll.seq).hex() != engine.joins[player]["anchor"]:
+            raise UsageError("the derived chain does not match your join's anchor: wrong key for this player?",
+                             player=player, field="--key")
+        with store.locked():
+            self._claim_reveal(store, player, roll, fresh_machine_ok)
+        message = sign({"pbem": 1, "type": "reveal", "game": self.charter.game, "player": player,
+                        "for": roll.entry, "seq": roll.seq, "value": value.hex()}, signer_factory())
+        return self._publish(message)
+
+    def _claim_reveal(self, store: SeedStore, player: str, roll: RollPoint, fresh_machine_ok: bool) -> None:
+        """§6, one reveal per seq, ever: check this machine's record and add the roll point to it, under
+        the record's own lock, so no two pbem of one PBEM_HOME both reveal for one seq."""
         record = store.record()
         if record is None:
             others = [m.id for m in self.charter.participants if m.id not in (player, roll.author)]
@@ -516,18 +740,14 @@ class Game:
         if roll.seq <= last and not repeat:
             raise UsageError(f"this machine already revealed for seq {last}; never again at or below it",
                              player=player, seq=roll.seq)
-        seeds = store.seeds(signer_factory)
-        value = chain.chain_value(seeds["chain"], roll.seq)
-        if chain.hash_forward(value, roll.seq).hex() != engine.joins[player]["anchor"]:
-            raise UsageError("the derived chain does not match your join's anchor: wrong key for this player?",
-                             player=player, field="--key")
         if not repeat:
             store.add_to_record(roll.seq, roll.entry)
-        message = sign({"pbem": 1, "type": "reveal", "game": self.charter.game, "player": player,
-                        "for": roll.entry, "seq": roll.seq, "value": value.hex()}, signer_factory())
-        return self._publish(message)
 
     def resign(self, player: str, signer: Signer, reason: str = "") -> tuple[Message, ApplyReport]:
+        with self._writing():
+            return self._resign_locked(player, signer, reason)
+
+    def _resign_locked(self, player: str, signer: Signer, reason: str) -> tuple[Message, ApplyReport]:
         engine = self.engine()
         fields = {"pbem": 1, "type": "resign", "game": self.charter.game, "player": player,
                   "at": engine.head_id or ""}
@@ -629,9 +849,11 @@ def _deadline(since: str | None, hours: int) -> dict:
 
 def status(game: Game) -> dict:
     """Whose step it is, who owes a reveal for which entry since when, against the deadlines."""
+    unfinished = game.finish_interrupted()
     engine = game.engine()
     me = game.identity
     data: dict = {
+        "unfinished": [{"type": m.type, "seq": m.seq, "id": m.id} for m in unfinished],
         "game": game.charter.game, "ruleset": game.charter.ruleset, "dice": game.charter.dice,
         "me": me.player if me else None, "head_seq": engine.head_seq, "head_id": engine.head_id,
         "held": len(game.dir.held()), "forks": [str(p) for p in game.dir.forks()],
@@ -659,48 +881,3 @@ def status(game: Game) -> dict:
         data["step"] = {"kind": "decision", "waiting_for": list(pending.players),
                         **_deadline(engine.head_time, game.charter.move_hours)}
     return data
-
-
-def log_entries(game: Game, progress=None) -> list[dict]:
-    """Every chain entry with its orders summarised and the dice its roll point drew."""
-    engine = game.replay(keep_rolls=True, progress=progress)
-    rolls = {r.seq: r for r in engine.rolls}
-    current, record = game.current()
-    if record is not None:
-        rolls[record.seq] = record
-    rows = []
-    for seq in range(1, engine.head_seq + 1):
-        entry = game.dir.entry(seq)
-        roll = rolls.get(seq)
-        rows.append({
-            "seq": seq, "id": entry.id, "player": entry.player,
-            "time": entry.fields["time"].strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "orders": [game.ruleset.summary(o) for o in entry.orders],
-            "uses": len(entry.uses),
-            "dice": [d.to_dict() for d in roll.draws] if roll else [],
-        })
-    return rows
-
-
-def explain_roll(record: RollRecord, charter: Charter) -> dict:
-    """§6 step by step: the seed's inputs, each witness's value, each word and rejection, each result."""
-    draws = []
-    for index, draw in enumerate(record.draws, 1):
-        item = draw.to_dict()
-        item["index"] = index
-        if draw.kind in ("die", "uniform"):
-            limit = 2**32 - (2**32 % draw.size)
-            item["limit"] = limit
-            item["rejected"] = [w for w in draw.words if w >= limit]
-        draws.append(item)
-    if record.policy == "open":
-        inputs = {"formula": "SHA256('pbem-open-v1\\0' || charter digest || entry id)",
-                  "charter_digest": charter.digest, "entry": record.entry}
-    else:
-        inputs = {"formula": "SHA256('pbem-dice-v1\\0' || u16be(len g) || g || u64be(seq) || entry id || values)",
-                  "game": charter.game, "seq": record.seq, "entry": record.entry}
-    return {
-        "seq": record.seq, "entry": record.entry, "policy": record.policy,
-        "witnesses": [{"player": w, "value": v} for w, v in zip(record.witnesses, record.values)],
-        "inputs": inputs, "seed": record.seed, "draws": draws,
-    }

@@ -6,7 +6,10 @@
     side/                side messages by slot: join-P, reveal-P-NNNNNN, resign-P
     held/ID.toml         messages waiting for a predecessor, retried on every apply
     forks/ID.toml        proof of equivocation: both versions, kept for the players to settle
+    strays/              refused reveals naming another entry at a seq this log holds (evidence only)
     outbox/              what this player signed, ready to mail
+    journal/ID.toml      own messages signed but not yet in both the log and outbox/: finished by the
+                         next command that writes, so a crash loses nothing
     state.toml           the replay cached at the head (trusted only if it matches the log)
     addresses.toml       mail addresses (local)
 """
@@ -16,34 +19,101 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import signal
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import Locked, UnreadableInput, UsageError
+from .errors import DiskError, Locked, UnreadableInput, UsageError
 from .message import Message, parse
+
+TEMP_PREFIX = ".tmp-"
+IDENTITY = "me.toml"
+
+
+# ------------------------------------------------------------------ the fault-injection seam
+# Every write, fsync, rename and removal of pbem passes through _fault_point, so a test can kill the
+# process or fail the call at any one of them: PBEM_FAULT_AT="N:ACTION" acts at the N-th point, and
+# "N+:ACTION" at it and every later one (ACTION: kill, or an errno name such as ENOSPC, EIO, EROFS,
+# EACCES: a full or read-only disk); PBEM_FAULT_LOG=FILE appends
+# each point's name to FILE. Unset, it costs one comparison.
+
+_faults = {"at": None, "seen": 0}
+
+
+def _fault_point(op: str, path) -> None:
+    if _faults["at"] is None:
+        spec = os.environ.get("PBEM_FAULT_AT", "")
+        point, _, action = spec.partition(":")
+        _faults["at"] = (int(point.rstrip("+")), action) if spec else ()
+        _faults["sticky"] = point.endswith("+")
+        _faults["log"] = os.environ.get("PBEM_FAULT_LOG", "")
+    if not _faults["at"] and not _faults["log"]:
+        return
+    _faults["seen"] += 1
+    if _faults["log"]:
+        with open(_faults["log"], "a") as record:
+            record.write(f"{op} {path}\n")
+    first, action = _faults["at"] or (0, "")
+    if first and (_faults["seen"] == first or (_faults["seen"] > first and _faults["sticky"])):
+        if action == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        code = getattr(errno, action)
+        raise OSError(code, os.strerror(code), str(path))
+
+
+def disk_error(exc: OSError, doing: str, path) -> DiskError:
+    """One line naming the file and the cause (exit 7)."""
+    name = errno.errorcode.get(exc.errno or 0, "")
+    cause = f"{exc.strerror or exc}" + (f" ({name})" if name else "")
+    return DiskError(f"cannot {doing} {path}: {cause}", kind="disk")
 
 
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Temp file in the same directory, fsync, rename, fsync the directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    """Temp file in the same directory, fsync, rename, fsync the directory. A failure leaves the old
+    file (or none) in place, and raises DiskError."""
+    temp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
+            _fault_point("write", path)
             handle.write(data)
             handle.flush()
+            _fault_point("fsync", path)
             os.fsync(handle.fileno())
         os.chmod(temp, mode)
+        _fault_point("rename", path)
         os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
+        temp = None
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            _fault_point("fsync-dir", path.parent)
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except OSError as exc:
+        raise disk_error(exc, "write", path) from None
     finally:
-        os.close(directory)
+        if temp is not None and os.path.exists(temp):
+            os.unlink(temp)
+
+
+def remove(path: Path) -> None:
+    """Delete a file if it is there; a failure raises DiskError."""
+    try:
+        _fault_point("unlink", path)
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise disk_error(exc, "remove", path) from None
+
+
+def nearest_game_dirs(start: Path) -> list[Path]:
+    """Game directories (a charter and a me.toml) below `start` (two levels) or above it, nearest first."""
+    start = start.resolve()
+    below = [p.parent for pattern in ("*/me.toml", "*/*/me.toml") for p in sorted(start.glob(pattern))]
+    above = [d for d in start.parents if (d / IDENTITY).exists()]
+    return [d for d in below + above if (d / GameDir.CHARTER).exists()]
 
 
 class GameDir:
@@ -60,12 +130,20 @@ class GameDir:
     def exists(self) -> bool:
         return self.charter_path.exists()
 
-    def require(self) -> None:
-        if not self.exists():
-            raise UsageError(
-                f"{self.root} is not a game directory (no game.toml): run 'pbem join game.toml' first, "
-                "or pass --game DIR"
-            )
+    def require(self, *, player: bool = False) -> None:
+        """A game directory holds game.toml and me.toml (`pbem join` makes both); for reading, a copy of
+        a game's log (game.toml and side/, as in examples/) will do too. Anything else is refused,
+        naming the nearest game directory, before a file is written there."""
+        has_charter = self.exists()
+        if has_charter and (self.root / IDENTITY).exists():
+            return
+        if has_charter and not player and (self.root / "side").is_dir():
+            return
+        what = "holds game.toml but no me.toml" if has_charter else "has no game.toml"
+        near = nearest_game_dirs(self.root)
+        hint = f"; the nearest game directory is {near[0]} (cd there or pass --game)" if near else \
+            "; 'pbem join game.toml --dir DIR' makes one, then cd into it or pass --game DIR"
+        raise UsageError(f"{self.root.resolve()} is not a game directory: it {what}{hint}", field="--game")
 
     @contextmanager
     def lock(self):
@@ -79,8 +157,12 @@ class GameDir:
             finally:
                 self._lock_depth -= 1
             return
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            _fault_point("open", self.root / ".lock")
+            fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise disk_error(exc, "lock", self.root) from None
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -89,12 +171,21 @@ class GameDir:
                     raise Locked(f"{self.root} is locked by another pbem; try again when it is done") from None
                 raise
             self._lock_depth = 1
+            self._sweep_temp_files()
             try:
                 yield self
             finally:
                 self._lock_depth = 0
         finally:
             os.close(fd)
+
+    def _sweep_temp_files(self) -> None:
+        """Temporary files a killed pbem left behind; under the lock no live writer owns one."""
+        for folder in [self.root] + [d for d in self.root.iterdir() if d.is_dir()]:
+            with os.scandir(folder) as names:
+                for item in names:
+                    if item.name.startswith(TEMP_PREFIX):
+                        remove(Path(item.path))
 
     # ----------------------------------------------------------------- paths
 
@@ -122,6 +213,27 @@ class GameDir:
     def fork_path(self, message: Message) -> Path:
         return self.root / "forks" / f"{message.type}-{message.player}-{message.id[:16]}.toml"
 
+    def stray_path(self, message: Message) -> Path:
+        return self.root / "strays" / f"reveal-{message.player}-{message.fields['seq']:06d}-{message.id[:16]}.toml"
+
+    def strays(self, player: str, seq: int) -> list[Message]:
+        """Refused reveals that named another entry at a seq this log holds: evidence, should a second
+        reveal by the same witness for that seq arrive (§6)."""
+        folder = self.root / "strays"
+        if not folder.exists():
+            return []
+        return [self.read_message(p) for p in sorted(folder.glob(f"reveal-{player}-{seq:06d}-*.toml"))]
+
+    def journal_path(self, message: Message) -> Path:
+        return self.root / "journal" / f"{message.id}.toml"
+
+    def journal(self) -> list[tuple[Path, Message]]:
+        """Own messages signed and not yet both in the log and in outbox/ (an interrupted command)."""
+        folder = self.root / "journal"
+        if not folder.exists():
+            return []
+        return [(path, self.read_message(path)) for path in sorted(folder.glob("*.toml"))]
+
     def outbox_path(self, message: Message) -> Path:
         seq = message.fields.get("seq")
         tag = f"{seq:06d}-" if seq is not None else ""
@@ -134,6 +246,8 @@ class GameDir:
             data = path.read_bytes()
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise disk_error(exc, "read", path) from None
         try:
             return parse(data)
         except UnreadableInput as exc:

@@ -296,14 +296,17 @@ def test_a_bad_held_entry_never_blocks_the_real_one(tmp_path):
     assert any("out of turn" in line for line in report.dropped)
 
 
-def test_a_reveal_for_an_unknown_entry_is_held_not_a_fork(tmp_path):
+def test_a_reveal_for_an_unknown_entry_is_refused_not_a_fork(tmp_path):
+    """§4: it can never apply (this log's seq 1 is fixed), and alone it proves nothing."""
     games, signers = make(tmp_path, [("alice", [], "player"), ("bob", [], "player")], rules="freeform")
     alice = games["alice"]
     first, _ = alice.move("alice", [{"kind": "roll", "dice": "d6", "purpose": "x"}], signers["alice"])
     odd = sign({"pbem": 1, "type": "reveal", "game": "test-game", "player": "bob", "for": "ab" * 32, "seq": 1,
                 "value": "cd" * 32}, signers["bob"])
-    report = alice.accept([odd])
-    assert [o.status for o in report.outcomes] == ["held"] and not alice.dir.forks()
+    with pytest.raises(ChainBroken, match="reveal names entry abababababab at seq 1") as caught:
+        alice.accept([odd])
+    assert caught.value.exit_code == 4 and not caught.value.proof
+    assert not alice.dir.forks() and not alice.dir.held() and not alice.dir.strays("bob", 1)
     assert status(alice)["forks"] == []
 
 
@@ -314,7 +317,7 @@ def test_a_fork_that_arrives_while_held_is_kept_as_proof(tmp_path):
     one = alice.draft("alice", [{"kind": "note", "text": "one"}, {"kind": "pass"}], signers["alice"])
     other = alice.draft("alice", [{"kind": "note", "text": "other"}, {"kind": "pass"}], signers["alice"])
     assert bob.accept([other]).held  # seq 1 has not reached bob yet
-    with pytest.raises(ChainBroken, match="fork: seq 2 already holds") as caught:
+    with pytest.raises(ChainBroken, match="fork: alice signed two entries at seq 2") as caught:
         bob.accept([first, one])
     assert caught.value.exit_code == 4
     kept = sorted(p.read_bytes() for p in bob.dir.forks())
