@@ -15,6 +15,7 @@ reports and never asserts: it always exits 0.
     python bench/verify_log.py                  # 10,000 entries
     python bench/verify_log.py --entries 300    # a few seconds
     python bench/verify_log.py --profile        # also cProfile one replay
+    python bench/verify_log.py --dice open --entries 2000   # a head whose roll resolved at once
 """
 
 from __future__ import annotations
@@ -80,13 +81,13 @@ def _orders(seq: int) -> list[dict]:
     return [{"kind": "set", "counter": counter, "value": seq % 97}, {"kind": "pass"}]
 
 
-def build(root: Path, entries: int) -> dict:
+def build(root: Path, entries: int, dice: str = "all") -> dict:
     """A game directory at root/game holding `entries` chain entries; returns what the bench needs."""
     started = time.perf_counter()
     ruleset = rulesets.load("freeform")
     signers = {name: FileSigner.from_seed(bytes([i]) * 32, name) for i, (name, _) in enumerate(PLAYERS, 1)}
     charter = Charter.create(
-        game="bench-log", ruleset="freeform", version=ruleset.version, scenario="default", dice="all",
+        game="bench-log", ruleset="freeform", version=ruleset.version, scenario="default", dice=dice,
         reveal_hours=24, move_hours=48, options={}, tables={},
         players=[Member(name, sides, signers[name].public, "player") for name, sides in PLAYERS],
     )
@@ -321,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=None,
                         help="median-of count for CLI start-up and apply (default 5; 1 under 1000 entries)")
     parser.add_argument("--profile", action="store_true", help="cProfile one replay and print the hot spots")
+    parser.add_argument("--dice", choices=("all", "open"), default="all",
+                        help="the charter's dice policy; with open dice every 10th entry's roll resolves at once")
     parser.add_argument("--keep", type=Path, default=None, help="build in this (new) directory and keep it")
     args = parser.parse_args(argv)
     if not 1 <= args.entries < L or not 1 <= args.small < L:
@@ -349,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # 1. build
         print(f"building a {args.entries}-entry freeform log in {tmp / 'big'} …", flush=True)
-        big = build(tmp / "big", args.entries)
+        big = build(tmp / "big", args.entries, args.dice)
         root = big["root"]
         files = message_files(root)
         print(f"  built {big['entries']} entries, {big['reveals']} reveals, {big['joins']} joins "
@@ -401,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         row_ratio("  show / typer+rich", ratio(show_s.median(), base.median()), "budget: close to 1")
 
         # 4. apply one move to the long game and to a short one: interleaved, median of `runs`
-        small = build(tmp / "small", args.small)
+        small = build(tmp / "small", args.small, args.dice)
         long_case, short_case = ApplyCase(big), ApplyCase(small)
         for _ in range(args.runs):
             for case in (long_case, short_case):
