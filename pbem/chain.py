@@ -34,14 +34,12 @@ def chain_value(c0: bytes, seq: int, length: int = CHAIN_LENGTH) -> bytes:
     return hash_forward(c0, length - seq)
 
 
-def reveal_checks(value: bytes, seq: int, known: bytes, known_seq: int) -> bool:
-    """Does `value` for seq s chain to the witness's value for an earlier seq s' (§6)?
-
-    `known` is his last verified value (the anchor when known_seq is 0).
-    """
-    if seq <= known_seq:
-        return False
-    return hash_forward(value, seq - known_seq) == known
+def on_chain(value: bytes, seq: int, known: bytes, known_seq: int) -> bool:
+    """Is `value` the chain's value for `seq`, given its value for `known_seq` (§6)? Either seq may be
+    the later one: a value for a lower seq lies further along the hashing."""
+    if seq >= known_seq:
+        return hash_forward(value, seq - known_seq) == known
+    return hash_forward(known, known_seq - seq) == value
 
 
 def genesis(join_ids_hex: list[str]) -> bytes:

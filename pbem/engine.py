@@ -90,7 +90,7 @@ class Engine:
         self.head_player: str | None = None
         self.roll: RollPoint | None = None
         self.last_reveal: dict[str, Message] = {}  # witness -> his last reveal a roll point consumed (§6)
-        self.resigned: dict[str, str] = {}  # player -> id of his resign, once an entry has used it
+        self.resigned: dict[str, tuple[str, int]] = {}  # player -> his resign's id, seq of the entry using it
         self.head_state = b""  # canonical JSON of the state at the head, before its roll point (§5, §8)
         self.rolls: list[RollRecord] = []  # roll records, kept only when keep_rolls is set
         self.keep_rolls = False
@@ -117,7 +117,7 @@ class Engine:
             "head_id": self.head_id or "",
             "joins": {player: join["id"] for player, join in self.joins.items()},
             "last_reveal": {player: [m.fields["seq"], m.id] for player, m in self.last_reveal.items()},
-            "resigned": dict(self.resigned),
+            "resigned": {player: list(used) for player, used in self.resigned.items()},
             "state": self.head_state.decode(),
         }
 
@@ -130,7 +130,7 @@ class Engine:
             engine.joins[join.player] = _join_record(join)
         engine.genesis = chain.genesis([j["id"] for j in engine.joins.values()]).hex()
         engine.last_reveal = {m.player: m for m in last_reveals}
-        engine.resigned = dict(data["resigned"])
+        engine.resigned = {player: (resign_id, seq) for player, (resign_id, seq) in data["resigned"].items()}
         engine.head_state = data["state"].encode()
         if chain.sha256(engine.head_state).hex() != head.fields["state"]:
             raise ChainBroken("the cached state is not the head's", kind="cache", field="state")
@@ -175,7 +175,7 @@ class Engine:
         if not member.participant:
             raise IllegalOrder("observers do not join with a signed join", rule="PROTOCOL §4", **context)
         if message.fields["charter"] != self.charter.digest:
-            raise ChainBroken(
+            raise NotOfThisGame(
                 f"join is for charter {message.fields['charter'][:12]}, this game's is {self.charter.digest[:12]}",
                 field="charter", **context,
             )
@@ -203,29 +203,36 @@ class Engine:
         if not 1 <= seq < chain.CHAIN_LENGTH:
             raise UnreadableInput(f"a reveal's seq is 1 to {chain.CHAIN_LENGTH - 1} (PROTOCOL §8)", field="seq",
                                   **context)
+        if not self.reveal_is_genuine(message):
+            raise BadSignature(f"the revealed value is not on {message.player}'s reveal chain for seq {seq}",
+                               field="value", **context)
         if seq > self.head_seq:
             raise Held(f"reveal for seq {seq}, but this log ends at seq {self.head_seq}", **context)
         roll = self.roll
         if roll is None or roll.seq != seq:
             raise IllegalOrder(f"no roll point of seq {seq} is waiting for reveals", rule="PROTOCOL §5", **context)
         if message.fields["for"] != roll.entry:
-            # It can never apply here: this log's entry at that seq is fixed. Alone it proves nothing
-            # (a second reveal by the same witness would), so nothing is kept and nothing stops.
+            # It can never apply here: this log's entry at that seq is fixed. Alone it proves nothing;
+            # the witness's reveal for this log's entry would (§4).
             raise NotOfThisGame(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, but this log holds "
-                              f"{roll.entry[:12]} there: not of this game, or its author forked", field="for",
-                              **context)
+                                f"{roll.entry[:12]} there: not of this game, or its author forked", field="for",
+                                **context)
         if message.player not in roll.witnesses:
             raise IllegalOrder(
                 f"{message.player} is not a witness of seq {seq} (witnesses: {', '.join(roll.witnesses)})",
                 rule="PROTOCOL §5", **context,
             )
+
+    def reveal_is_genuine(self, message: Message) -> bool:
+        """Is the revealed value on its witness's chain (§6)? Checkable for any seq, before its entry
+        arrives, from his anchor or the last reveal a roll point consumed."""
+        join = self.joins.get(message.player)
+        if join is None:
+            return False
         last = self.last_reveal.get(message.player)
-        known_seq, known = (last.fields["seq"], last.fields["value"]) if last else (0, self.joins[message.player]["anchor"])
-        if not chain.reveal_checks(bytes.fromhex(message.fields["value"]), seq, bytes.fromhex(known), known_seq):
-            raise BadSignature(
-                f"revealed value does not hash forward to {message.player}'s value for seq {known_seq}",
-                field="value", **context,
-            )
+        known_seq, known = (last.fields["seq"], last.fields["value"]) if last else (0, join["anchor"])
+        return chain.on_chain(bytes.fromhex(message.fields["value"]), message.fields["seq"], bytes.fromhex(known),
+                              known_seq)
 
     def check_resign(self, message: Message, at_is_known: bool) -> None:
         member = self._signer(message)
@@ -333,7 +340,7 @@ class Engine:
         before = self.pending()
         for resign in resigns:
             self.check_resign(resign, True)
-            self.resigned[resign.player] = resign.id
+            self.resigned[resign.player] = (resign.id, seq)
             self.state = self.ruleset.resign(self.state, resign.player)
         pending = self.pending()
 

@@ -167,6 +167,10 @@ class Game:
         self._resigns: dict[str, Message] | None = None
         self._engine: Engine | None = None  # the replay at the head, once loaded by this object
         self.finished: list[Message] = []  # own messages an interrupted command left, finished by this one
+        # The command line sets this: a message leaves journal/ only once the player has been told to
+        # mail it (announced()), so one whose command died before saying so is named by the next.
+        self.announce_later = False
+        self._to_announce: list[Message] = []
 
     @property
     def identity(self) -> Identity | None:
@@ -206,7 +210,8 @@ class Game:
                     if reveal is not None:
                         found[reveal.id] = reveal
             if message_id not in found and witnesses is not None:
-                present = {m.player for m in found.values() if m.type == "reveal"}
+                here = list(found.values()) + list((staged or {}).values())
+                present = {m.player for m in here if m.type == "reveal" and m.fields["seq"] == seq}
                 if present >= set(witnesses):
                     found.update((m.id, m) for m in self.dir.side_messages(""))
             return found.get(message_id)
@@ -280,13 +285,20 @@ class Game:
                             data["last_reveal"].items()]
             if [m.id if m else None for m in last_reveals] != [i for _, i in data["last_reveal"].values()]:
                 return None
-            for player, resign_id in data["resigned"].items():
-                resign = self._resign_messages().get(resign_id)
-                if resign is None or resign.player != player:
-                    return None
+            used = [(i, at + 1) for at, i in data["last_reveal"].values()] + list(data["resigned"].values())
+            if not all(self._used_by(side_id, seq) for side_id, seq in used):
+                return None
+            resigns = self._resign_messages()
+            if any(getattr(resigns.get(i), "player", None) != p for p, (i, _) in data["resigned"].items()):
+                return None
             return Engine.from_cache(self.charter, self.ruleset, data, head, joins, last_reveals)
         except (PbemError, KeyError, TypeError, ValueError, AttributeError):
             return None
+
+    def _used_by(self, side_id: str, seq: int) -> bool:
+        """Does the stored entry at seq list this side message in its uses?"""
+        entry = self.dir.entry(seq)
+        return entry is not None and side_id in entry.uses
 
     def _save_cache(self, engine: Engine) -> None:
         """Best effort: a read-only or full disk only costs the next command a replay."""
@@ -325,7 +337,8 @@ class Game:
         """The lock of a command that writes. Whatever an interrupted command signed is finished first,
         so nothing is drafted from a head that lacks it."""
         with self.dir.lock():
-            self.finished.extend(self._finish_journal())
+            known = {m.id for m in self.finished + self._to_announce}
+            self.finished.extend(m for m in self._finish_journal() if m.id not in known)
             yield
 
     def _accept_fresh(self, incoming: list[Message]) -> ApplyReport:
@@ -345,24 +358,33 @@ class Game:
                 pass
         except (Locked, DiskError):
             pass
-        return [message for _, message in self.dir.journal()]
+        done = {m.id for m in self.finished}
+        return [message for _, message in self.dir.journal() if message.id not in done]
 
     def _finish_journal(self) -> list[Message]:
-        """Complete what an interrupted command signed: into the log, then into outbox/. One that can no
-        longer apply was never stored or mailed, so it is dropped."""
+        """Complete what an interrupted command signed: into the log, then into outbox/. Only a message
+        refused on its own account is dropped (it was never stored or mailed); any other error stops
+        the command and the journal keeps it."""
         finished = []
         for path, message in self.dir.journal():
-            try:
-                self._accept_fresh([message])
-            except (Locked, DiskError):
-                raise
-            except PbemError:
-                remove(path)
-                continue
+            if not self._is_stored(message):
+                try:
+                    self._accept_fresh([message])
+                except PbemError as exc:
+                    if exc.entry != message.id or isinstance(exc, (Locked, DiskError)):
+                        raise
+                    remove(path)
+                    continue
             atomic_write(self.dir.outbox_path(message), message.stored())
-            remove(path)
+            if not self.announce_later:
+                remove(path)
             finished.append(message)
         return finished
+
+    def _is_stored(self, message: Message) -> bool:
+        path = self.dir.entry_path(message.seq) if message.type == "move" else self.dir.side_path(message)
+        stored = self.dir.read_message(path)
+        return stored is not None and stored.id == message.id
 
     def accept_batches(self, batches: list[tuple[str, list[Message]]]) -> ApplyReport:
         """Messages from several sources (files, mails): all at once if they all check; otherwise each
@@ -399,97 +421,72 @@ class Game:
                 f"the game is stopped: proof of equivocation is in {forks[0].parent} "
                 "(the players settle it between themselves)", kind="game",
             )
-        work = self.engine()
-        base_seq = work.head_seq
-        staged: dict[Path, Message] = {}  # path -> message, in the order to write
-        staged_by_id: dict[str, Message] = {}
-        report = ApplyReport()
         incoming_ids = {m.id for m in incoming}
         held_files = {m.id: path for path, m in self.dir.held() if m.id not in incoming_ids}
-        queue = list(incoming) + [self.dir.read_message(p) for p in held_files.values()]
-        self._refuse_reveal_twins(queue, work)
-        status: dict[str, Outcome] = {}
+        batch = _Batch(self.engine(), held_files)
+        self._fold(batch, list(incoming) + [m for _, m in self.dir.held() if m.id in held_files])
+        return self._commit(batch, incoming)
+
+    def _fold(self, batch: "_Batch", queue: list[Message]) -> None:
+        """Apply what can apply, in log order, until nothing more does (§4). A refusal raises at the end,
+        after the others were tried, so a genuine reveal in the same mail as a stray one still proves a
+        fork; nothing is written unless all of it checks."""
+        refused: PbemError | None = None
         progressed = True
         while progressed:
             progressed = False
             for message in sorted(queue, key=_queue_order):
-                if message.id in status and status[message.id].status != "held":
+                if batch.status.get(message.id, Outcome(message, "held")).status != "held":
                     continue
-                trial = work.clone()  # a message that fails must leave no trace on the others
+                trial = batch.work.clone()  # a message that fails must leave no trace on the others
                 try:
-                    result, rolls = self._accept_one(trial, message, staged, staged_by_id)
+                    result, rolls = self._accept_one(trial, message, batch.staged, batch.staged_by_id)
                 except Held as exc:
-                    status[message.id] = Outcome(message, "held", str(exc))
+                    batch.status[message.id] = Outcome(message, "held", str(exc))
                     continue
                 except PbemError as exc:
-                    if isinstance(exc, ChainBroken) and exc.proof:
-                        self._keep_proof(message, exc, staged_by_id)
-                        raise
-                    if isinstance(exc, NotOfThisGame) and message.type == "reveal" \
-                            and self._genuine_reveal(message, work):
-                        atomic_write(self.dir.stray_path(message), message.stored())
-                    if message.id in held_files:  # an old held message that can never apply
-                        status[message.id] = Outcome(message, "dropped", str(exc))
-                        continue
-                    raise
-                work = trial
-                status[message.id] = Outcome(message, result)
-                report.rolls.extend(rolls)
+                    error = self._refusal(batch, message, exc)  # may raise at once: proof of a fork
+                    refused = refused or error
+                    continue
+                batch.work = trial
+                batch.status[message.id] = Outcome(message, result)
+                batch.rolls.extend(rolls)
                 progressed = True
-        # Commit: side messages, then entries in seq order (each entry file is a commit point).
-        for path, message in staged.items():
+        if refused is not None:
+            raise refused
+
+    def _refusal(self, batch: "_Batch", message: Message, exc: PbemError) -> PbemError | None:
+        """What a refused message leaves: proof of a fork (raised at once), a genuine stray reveal kept
+        as evidence, an old held message dropped; the error to raise, if any."""
+        if isinstance(exc, ChainBroken) and exc.proof:
+            self._keep_proof(message, exc, batch.staged_by_id)
+            raise exc
+        if isinstance(exc, NotOfThisGame) and message.type == "reveal":
+            atomic_write(self.dir.stray_path(message), message.stored())  # its value was checked on the chain
+        if message.id in batch.held_files:  # an old held message that can never apply
+            batch.status[message.id] = Outcome(message, "dropped", str(exc))
+            return None
+        return exc
+
+    def _commit(self, batch: "_Batch", incoming: list[Message]) -> ApplyReport:
+        """Side messages, then entries in seq order (each entry file is a commit point), then held/."""
+        report = ApplyReport(rolls=batch.rolls)
+        for path, message in batch.staged.items():
             atomic_write(path, message.stored())
-        for message_id, path in held_files.items():
-            outcome = status.get(message_id)
+        for message_id, path in batch.held_files.items():
+            outcome = batch.status.get(message_id)
             if outcome and outcome.status in ("applied", "duplicate", "dropped"):
                 remove(path)
                 if outcome.status == "dropped":
                     report.dropped.append(outcome.detail)
         for message in incoming:
-            outcome = status[message.id]
+            outcome = batch.status[message.id]
             if outcome.status == "held":
                 atomic_write(self.dir.held_path(message), message.stored())
             report.outcomes.append(outcome)
-        if work.head_seq != base_seq:
-            self._save_cache(work)
+        if batch.work.head_seq != batch.base_seq:
+            self._save_cache(batch.work)
         return report
-
-    def _refuse_reveal_twins(self, queue: list[Message], work: Engine) -> None:
-        """§4, §6: two genuine reveals by one witness for one seq naming different entries prove that
-        the entries' author forked, even while neither is in the log (held, or kept in strays/).
-        Both are kept as proof."""
-        slots: dict[tuple[str, int], list[Message]] = {}
-        for message in queue:
-            if message.type == "reveal":
-                slots.setdefault((message.player, message.fields["seq"]), []).append(message)
-        for (player, seq), group in slots.items():
-            group = group + self.dir.strays(player, seq)
-            if len({m.fields["for"] for m in group}) < 2:
-                continue
-            genuine = [m for m in group if self._genuine_reveal(m, work)]
-            twin = next((m for m in genuine if m.fields["for"] != genuine[0].fields["for"]), None)
-            if twin is None:
-                continue
-            first = genuine[0]
-            for message in (first, twin):
-                atomic_write(self.dir.fork_path(message), message.stored())
-            raise ChainBroken(
-                f"fork: {player} revealed for two entries at seq {seq} ({first.fields['for'][:12]} and "
-                f"{twin.fields['for'][:12]}): their author forked", field="for", proof=(first.id, twin.id),
-                **twin.context())
-
-    def _genuine_reveal(self, message: Message, work: Engine) -> bool:
-        """Signed by a participant of this game, with a value on his reveal chain (§6)."""
-        member = self.charter.member(message.player)
-        join = work.joins.get(message.player)
-        seq = message.fields["seq"]
-        if member is None or join is None or message.game != self.charter.game or not 1 <= seq < chain.CHAIN_LENGTH:
-            return False
-        try:
-            message.verify(member.pubkey.raw)
-        except BadSignature:
-            return False
-        return chain.hash_forward(bytes.fromhex(message.fields["value"]), seq).hex() == join["anchor"]
 
     def _keep_proof(self, message: Message, error: ChainBroken, staged: dict[str, Message]) -> None:
         atomic_write(self.dir.fork_path(message), message.stored())
@@ -507,11 +504,10 @@ class Game:
             candidates.append(self.dir.entry_path(seq))
             candidates.append(self.dir.reveal_path(near.player, seq))
         candidates.append(self.dir.side_path(near))
-        for path in candidates:
-            stored = self.dir.read_message(path)
-            if stored is not None and stored.id == message_id:
-                return stored
-        return None
+        found = [self.dir.read_message(path) for path in candidates]
+        if near.type == "reveal":
+            found += self.dir.strays(near.player, near.fields["seq"])
+        return next((m for m in found if m is not None and m.id == message_id), None)
 
     def _stored_at(self, path: Path, staged: dict[Path, Message]) -> Message | None:
         return staged.get(path) or self.dir.read_message(path)
@@ -531,29 +527,50 @@ class Game:
             return self._accept_entry(work, message, staged, staged_by_id)
         if kind not in ("join", "reveal", "resign"):
             raise UsageError(f"this pbem does not handle {kind} messages yet", field="type", **context)
+        return self._accept_side(work, message, staged, staged_by_id)
+
+    def _accept_side(self, work: Engine, message: Message, staged: dict, staged_by_id: dict):
+        """§4's order: a side message of another history, or one bound to an entry not here yet, is
+        refused or held before any slot is compared, so only this game's messages prove equivocation."""
+        context = message.context()
+        if message.type == "join" and message.fields["charter"] != self.charter.digest:
+            raise NotOfThisGame(f"join is for charter {message.fields['charter'][:12]}, this game's is "
+                                f"{self.charter.digest[:12]}", field="charter", **context)
+        if message.type == "resign" and not self._is_known_head(message.fields["at"], work, staged_by_id):
+            raise Held(f"resign names head {message.fields['at'][:12]}, not in this log yet", field="at", **context)
         path = self.dir.side_path(message)
         stored = self._stored_at(path, staged)
         if stored is not None:
             if stored.id == message.id:
                 return "duplicate", []
             raise self._slot_conflict(stored, message)
-        if kind == "join":
+        if message.type == "join":
             work.accept_join(message)
-        elif kind == "reveal":
-            seq = message.fields["seq"]
-            if seq <= work.head_seq and (work.roll is None or work.roll.seq != seq):
-                entry = self._stored_at(self.dir.entry_path(seq), staged)
-                if entry is not None and entry.id != message.fields["for"]:
-                    raise NotOfThisGame(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, but this "
-                                      f"log holds {entry.id[:12]} there: not of this game, or its author forked",
-                                      field="for", **context)
-            work.check_reveal(message)
+        elif message.type == "reveal":
+            self._check_reveal(work, message, staged)
         else:
-            work.check_resign(message, self._is_known_head(message.fields["at"], work, staged_by_id))
+            work.check_resign(message, True)
             self._resign_messages()[message.id] = message
         staged[path] = message
         staged_by_id[message.id] = message
         return "applied", []
+
+    def _check_reveal(self, work: Engine, message: Message, staged: dict) -> None:
+        context = message.context()
+        seq = message.fields["seq"]
+        if 1 <= seq <= work.head_seq and (work.roll is None or work.roll.seq != seq):
+            entry = self._stored_at(self.dir.entry_path(seq), staged)
+            if entry is not None and entry.id != message.fields["for"]:
+                if not work.reveal_is_genuine(message):
+                    raise BadSignature(f"the revealed value is not on {message.player}'s reveal chain for seq {seq}",
+                                       field="value", **context)
+                raise NotOfThisGame(f"reveal names entry {message.fields['for'][:12]} at seq {seq}, but this log "
+                                    f"holds {entry.id[:12]} there: not of this game, or its author forked",
+                                    field="for", **context)
+        work.check_reveal(message)
+        for stray in self.dir.strays(message.player, seq):
+            if stray.fields["for"] != message.fields["for"]:
+                raise self._slot_conflict(stray, message)
 
     def _accept_entry(self, work: Engine, message: Message, staged: dict, staged_by_id: dict):
         context = message.context()
@@ -567,20 +584,20 @@ class Game:
                                   field="seq", **context)
             if stored.id == message.id:
                 return "duplicate", []
-            raise self._entry_conflict(stored, message, staged)
+            raise self._entry_conflict(stored, message, staged, work.genesis or "")
         witnesses = work.roll.witnesses if work.roll else []
         _, rolls = work.apply_entry(message, self.fetcher(seq - 1, staged_by_id, witnesses=witnesses))
         staged[self.dir.entry_path(seq)] = message
         staged_by_id[message.id] = message
         return "applied", rolls
 
-    def _entry_conflict(self, stored: Message, message: Message, staged: dict) -> ChainBroken:
+    def _entry_conflict(self, stored: Message, message: Message, staged: dict, genesis: str) -> ChainBroken:
         """§4: another history (a rematch reusing the game id) is refused and stops nothing; two
         entries by one author at one seq on the same prev are equivocation, kept as proof."""
         context = message.context()
         seq = message.fields["seq"]
         before = self._stored_at(self.dir.entry_path(seq - 1), staged) if seq > 1 else None
-        expected_prev = before.id if before is not None else self._genesis()
+        expected_prev = before.id if before is not None else genesis
         if message.fields["prev"] != expected_prev:
             return NotOfThisGame(f"not of this game: prev is {message.fields['prev'][:12]}, but this log's entry at "
                                f"seq {seq - 1} is {expected_prev[:12]}", field="prev", **context)
@@ -590,9 +607,6 @@ class Game:
         return ChainBroken(f"fork: {message.player} signed two entries at seq {seq} on the same prev "
                            f"({stored.id[:12]} and {message.id[:12]})", field="seq",
                            proof=(stored.id, message.id), **context)
-
-    def _genesis(self) -> str:
-        return self.engine().genesis or ""
 
     def _slot_conflict(self, stored: Message, message: Message) -> PbemError:
         """Two side messages by one player in one slot (§3)."""
@@ -637,8 +651,23 @@ class Game:
                 remove(journal)
                 raise
             atomic_write(self.dir.outbox_path(message), message.stored())
-            remove(journal)
+            self._settle(journal, message)
         return message, report
+
+    def _settle(self, journal: Path, message: Message) -> None:
+        if self.announce_later:
+            self._to_announce.append(message)
+        else:
+            remove(journal)
+
+    def announced(self) -> None:
+        """The player has been told to mail what this command stored: clear it from journal/."""
+        try:
+            with self.dir.lock():
+                for message in self._to_announce + self.finished:
+                    remove(self.dir.journal_path(message))
+        except (Locked, DiskError):
+            pass  # it is named again by the next command
 
     def draft(self, player: str, orders: list[dict], signer: Signer, *, now: dt.datetime | None = None,
               extra_uses: list[str] | None = None) -> Message:
@@ -748,12 +777,31 @@ class Game:
             return self._resign_locked(player, signer, reason)
 
     def _resign_locked(self, player: str, signer: Signer, reason: str) -> tuple[Message, ApplyReport]:
+        earlier = next((m for m in self._resign_messages().values() if m.player == player), None)
+        if earlier is not None:  # a second one would be equivocation: proof against oneself
+            raise UsageError(f"you have already resigned ({earlier.id[:12]}); mail "
+                             f"{self.dir.outbox_path(earlier)} again if the others lack it", player=player)
         engine = self.engine()
         fields = {"pbem": 1, "type": "resign", "game": self.charter.game, "player": player,
                   "at": engine.head_id or ""}
         if reason:
             fields["reason"] = reason
         return self._publish(sign(fields, signer))
+
+
+@dataclass
+class _Batch:
+    """Messages being tried together: the replay so far, what is staged to write, each one's outcome."""
+
+    work: Engine
+    held_files: dict[str, Path]
+    staged: dict[Path, Message] = field(default_factory=dict)  # path -> message, in the order to write
+    staged_by_id: dict[str, Message] = field(default_factory=dict)
+    status: dict[str, Outcome] = field(default_factory=dict)
+    rolls: list[RollRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.base_seq = self.work.head_seq
 
 
 def _queue_order(message: Message):
@@ -802,7 +850,9 @@ def join(charter_path: Path, root: Path, signer: Signer, *, as_player: str | Non
         Identity(member.id, key_path, agent_path).save(game_dir)
     game = Game(root, home=home)
     if message is not None:
-        game.seed_store(member.id).start_record()
+        store = game.seed_store(member.id)
+        with store.locked():
+            store.start_record()
         game._publish(message)
     return game, message
 
@@ -854,6 +904,7 @@ def status(game: Game) -> dict:
     me = game.identity
     data: dict = {
         "unfinished": [{"type": m.type, "seq": m.seq, "id": m.id} for m in unfinished],
+        "finished": [{"type": m.type, "seq": m.seq, "id": m.id} for m in game.finished],
         "game": game.charter.game, "ruleset": game.charter.ruleset, "dice": game.charter.dice,
         "me": me.player if me else None, "head_seq": engine.head_seq, "head_id": engine.head_id,
         "held": len(game.dir.held()), "forks": [str(p) for p in game.dir.forks()],

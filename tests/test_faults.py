@@ -209,3 +209,26 @@ def test_a_disk_that_refuses_every_write_is_one_line_and_changes_nothing(templat
     assert rc == 7, (rc, out, err)
     assert err.startswith("error: disk: cannot ") and err.count("\n") == 1 and text in err, err
     assert snapshot(player.dir) == before
+
+
+def test_a_stored_move_left_in_the_journal_survives_an_unrelated_error(template, tmp_path):
+    """A move killed after its entry file is written stays in the journal while another error (here
+    a changed game.toml) stops commands; once that is fixed, it reaches outbox/ to be mailed."""
+    clean = fresh(template, tmp_path / "clean")
+    log = tmp_path / "points.log"
+    assert run(clean, SCENARIOS["move"], MOVE, {"PBEM_FAULT_LOG": str(log)})[0] == 0
+    points = log.read_text().splitlines()
+    after_entry = next(i for i, line in enumerate(points, 1) if line == "rename entries/000001.toml") + 1
+    table = fresh(template, tmp_path / "game")
+    alice = table["alice"]
+    assert run(table, SCENARIOS["move"], MOVE, {"PBEM_FAULT_AT": f"{after_entry}:kill"})[0] == -9
+    charter = alice.dir / "game.toml"
+    honest = charter.read_text()
+    charter.write_text(honest.replace("reveal_hours = 24", "reveal_hours = 25"))
+    assert alice.cli("status")[0] == 4
+    charter.write_text(honest)
+    rc, out, err = alice.cli("status")
+    assert rc == 0 and "Finished" in out, (out, err)
+    entry = alice.game().dir.entry(1)
+    assert (alice.dir / "outbox" / "000001-move-alice.toml").read_bytes() == entry.stored()
+    assert leftovers(alice.dir) == []

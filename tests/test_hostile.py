@@ -107,14 +107,14 @@ def test_a_witness_revealing_for_two_entries_at_one_seq_is_proof_of_a_fork(table
 
 def test_a_lone_reveal_naming_another_entry_stops_nothing(table, tmp_path):
     """A reveal whose value is not on the witness's chain, naming an entry this log does not hold, is
-    refused (exit 4) and nothing is kept: the real reveals still complete the roll."""
+    refused (exit 3: it does not check) and nothing is kept: the real reveals still complete the roll."""
     table.move("alice", ROLL)
     real, real_path = table.reveal("bob", to=[])
     odd = sign({**real.fields, "for": "ab" * 32, "value": "cd" * 32}, table["bob"].signer)
     carol = table["carol"]
     before = snapshot(carol.dir)
-    err = one_line(carol.cli("apply", str(write(tmp_path / "odd.toml", odd.stored()))), 4)
-    assert "reveal names entry abababababab at seq 1" in err and "player bob" in err
+    err = one_line(carol.cli("apply", str(write(tmp_path / "odd.toml", odd.stored()))), 3)
+    assert "not on bob's reveal chain for seq 1" in err and "field 'value'" in err
     assert changes(before, snapshot(carol.dir)) == {"added": [], "removed": [], "changed": []}
     assert carol.cli("apply", str(real_path))[0] == 0
 
@@ -188,3 +188,71 @@ def test_new_warns_when_a_game_id_is_reused_nearby(table, tmp_path):
                            tmp_path, home=alice.home)
     assert rc == 0, err
     assert f"game id {GAME_ID} is already used" in out and "alice" in out
+
+
+def test_a_rematch_join_is_not_of_this_game(template, tmp_path):
+    """§4's order: a join for another charter (same id, new nonce) is refused before its slot is
+    compared, so it is never taken for equivocation."""
+    (tmp_path / "live").mkdir()
+    live = copy_game(template, tmp_path / "live")
+    rematch = setup_game(tmp_path / "rematch")
+    join = rematch["alice"].dir / "outbox" / "join-alice.toml"
+    bob = live["bob"]
+    before = snapshot(bob.dir)
+    err = one_line(bob.cli("apply", str(join)), 4)
+    assert "join is for charter" in err and "field 'charter'" in err
+    assert changes(before, snapshot(bob.dir)) == {"added": [], "removed": [], "changed": []}
+    live.move("alice", ROLL)  # the live game goes on
+
+
+def test_a_rematch_resign_waits_and_never_proves_anything(template, tmp_path):
+    """A resign bound to a head of another history is held; the player's real resign still applies
+    and nothing lands in forks/."""
+    (tmp_path / "live").mkdir()
+    live = copy_game(template, tmp_path / "live")
+    rematch = setup_game(tmp_path / "rematch")
+    stray, stray_path = rematch.move("alice", ROLL, to=[])
+    theirs, _ = rematch["alice"].game().resign("alice", rematch["alice"].signer, "bored")
+    bob = live["bob"]
+    assert bob.cli("apply", str(rematch["alice"].outbox(theirs)))[0] == 5
+    real, _ = live["alice"].game().resign("alice", live["alice"].signer, "work")
+    assert bob.cli("apply", str(live["alice"].outbox(real)))[0] == 0
+    assert not (bob.dir / "forks").exists()
+
+
+def test_twin_reveals_for_entries_not_yet_here_are_held_not_proof(table, tmp_path):
+    """Two genuine reveals by one witness for a seq beyond the head, naming made-up entries, prove
+    nothing yet: held (exit 5), and the game goes on."""
+    game = table["carol"].game()
+    from pbem import chain
+
+    seeds = game.seed_store("carol").load()
+    value = chain.chain_value(seeds["chain"], 500).hex()
+    twins = [sign({"pbem": 1, "type": "reveal", "game": GAME_ID, "player": "carol", "for": name * 32,
+                   "seq": 500, "value": value}, table["carol"].signer) for name in ("ab", "cd")]
+    bob = table["bob"]
+    both = write(tmp_path / "twins.txt", b"".join(m.stored() for m in twins))
+    assert bob.cli("apply", str(both))[0] == 5
+    assert not (bob.dir / "forks").exists()
+    table.move("alice", ROLL)
+
+
+def test_a_made_up_reveal_far_ahead_is_refused_at_once(table, tmp_path):
+    """§4: a message no later arrival could make valid is refused, never held: a value for seq
+    65,000 that is not on the witness's chain is checked against his anchor now (exit 3)."""
+    junk = sign({"pbem": 1, "type": "reveal", "game": GAME_ID, "player": "carol", "for": "ab" * 32,
+                 "seq": 65000, "value": "cd" * 32}, table["carol"].signer)
+    bob = table["bob"]
+    before = snapshot(bob.dir)
+    err = one_line(bob.cli("apply", str(write(tmp_path / "junk.toml", junk.stored()))), 3)
+    assert "not on carol's reveal chain for seq 65000" in err
+    assert changes(before, snapshot(bob.dir)) == {"added": [], "removed": [], "changed": []}
+
+
+def test_resigning_twice_is_refused_not_proof_against_oneself(table):
+    alice = table["alice"]
+    assert alice.cli("resign", "--reason", "work")[0] == 0
+    before = snapshot(alice.dir)
+    err = one_line(alice.cli("resign", "--reason", "really"), 2)
+    assert "you have already resigned" in err and "outbox/resign-alice.toml" in err
+    assert changes(before, snapshot(alice.dir)) == {"added": [], "removed": [], "changed": []}

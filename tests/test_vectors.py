@@ -77,17 +77,17 @@ def test_chain_seed_anchor_and_value_12(d, player):
     assert chain.chain_value(seed, 12, c["length"]).hex() == c[f"{player}_value_seq_12"]
 
 
-def test_bob_value_15_and_reveal_checks(d):
+def test_bob_value_15_and_on_chain(d):
     c = d["chain"]
     seed = H(c["bob_chain_seed"])
     v12, v15 = H(c["bob_value_seq_12"]), H(c["bob_value_seq_15"])
     assert chain.chain_value(seed, 15).hex() == c["bob_value_seq_15"]
     assert chain.hash_forward(v15, 3) == v12
-    assert chain.reveal_checks(v12, 12, H(c["bob_anchor"]), 0)
-    assert chain.reveal_checks(v15, 15, v12, 12)
-    assert not chain.reveal_checks(v12, 12, v12, 12)  # not a later seq
-    assert not chain.reveal_checks(v15, 14, v12, 12)  # wrong distance
-    assert not chain.reveal_checks(H(c["carol_value_seq_12"]), 12, H(c["bob_anchor"]), 0)
+    assert chain.on_chain(v12, 12, H(c["bob_anchor"]), 0)
+    assert chain.on_chain(v15, 15, v12, 12)
+    assert chain.on_chain(v12, 12, v15, 15)  # a lower seq, from a later seq's value
+    assert not chain.on_chain(v15, 14, v12, 12)  # wrong distance
+    assert not chain.on_chain(H(c["carol_value_seq_12"]), 12, H(c["bob_anchor"]), 0)
 
 
 def test_chain_value_refuses_seq_outside_the_chain():
@@ -295,7 +295,7 @@ def test_key_derived_chain_seed(k, signer):
     assert c0.hex() == cs["c0"]
     assert chain.anchor(c0, cs["chain_length"]).hex() == cs["anchor"]
     assert chain.chain_value(c0, 1, cs["chain_length"]).hex() == cs["value_seq_1"]
-    assert chain.reveal_checks(H(cs["value_seq_1"]), 1, H(cs["anchor"]), 0)
+    assert chain.on_chain(H(cs["value_seq_1"]), 1, H(cs["anchor"]), 0)
 
 
 def test_key_derived_hidden_seed(k, signer):
