@@ -85,7 +85,9 @@ def _signer(key: Optional[Path], agent: Optional[Path], game=None):
 def _game(path: Path):
     from .game import Game
 
-    return Game(path)
+    game = Game(path)
+    game.announce_later = True  # each command calls game.announced() once it has said what to mail
+    return game
 
 
 def _me(game) -> str:
@@ -118,9 +120,9 @@ def key_new(
                 raise UsageError("give a passphrase in PBEM_PASSPHRASE, or --no-passphrase", field="--no-passphrase")
             passphrase = typer.prompt("Passphrase for the new key", hide_input=True, confirmation_prompt=True)
     signer = keys.generate(path, passphrase, comment or os.environ.get("USER", ""))
-    out().print(f"[ok]Wrote[/ok] {path} and {path}.pub")
-    out().print(signer.public.line())
-    out().print(signer.public.fingerprint_line())
+    out().print(f"[ok]Wrote[/ok] {path} and {path}.pub", soft_wrap=True)
+    print(signer.public.line())  # one line however long: it is copied and mailed as it is
+    print(signer.public.fingerprint_line())
 
 
 @key_app.command("show")
@@ -375,17 +377,38 @@ def move(
         parsed.extend(_edit_orders(game, player))
     message, report = game.move(player, parsed, _signer(key, agent, game))
     path = game.dir.outbox_path(message)
-    posted = _post(game, [message]) if send_now else []
+    if not as_json:
+        from . import report as reports
+
+        out().print(reports.outcome_lines(report, game.ruleset.summary))
+        _say_finished(game)
+        if not send_now:
+            out().print(f"Mail [bold]{path}[/bold] to the other players (and the reveals it uses, if you hold "
+                        "them), or run 'pbem send' on it.")
+    game.announced()
+    posted = _post(game, [message], quiet=as_json) if send_now else []
     if as_json:
         emit_json({"id": message.id, "seq": message.seq, "outbox": str(path), "orders": parsed,
-                   "mailed": [_delivery_json(p) for p in posted]})
-        return
-    from . import report as reports
+                   "mailed": [_delivery_json(p) for p in posted], "finished": _finished_json(game)})
+    _check_delivered(posted)
 
-    out().print(reports.outcome_lines(report, game.ruleset.summary))
-    if not send_now:
-        out().print(f"Mail [bold]{path}[/bold] to the other players (and the reveals it uses, if you hold them), "
-                    "or run 'pbem send' on it.")
+
+def _check_delivered(posted: list) -> None:
+    from . import exchange
+
+    exchange.check_delivered(posted)
+
+
+def _finished_json(game) -> list[dict]:
+    return [{"type": m.type, "seq": m.seq, "id": m.id, "outbox": str(game.dir.outbox_path(m))} for m in game.finished]
+
+
+def _say_finished(game) -> None:
+    """Own messages an interrupted command had signed, which this command stored: they still need mailing."""
+    for message in game.finished:
+        out().print(f"[ok]Finished[/ok] an interrupted command: your {message.type}"
+                    + (f" for seq {message.seq}" if message.seq is not None else "")
+                    + f" is stored; mail [bold]{game.dir.outbox_path(message)}[/bold] to every player.")
 
 
 def _read_batches(files: list[str]) -> tuple[list, list]:
@@ -428,14 +451,7 @@ def apply(
     """
     game = _game(game_dir)
     me = _me(game)
-    batches, unreadable = _read_batches(files or [])
-    if len(files or []) == 1 and unreadable:
-        raise unreadable[0][1]
-    report = game.accept_batches(batches)  # with no files: finishes an interrupted command, retries held/
-    report.refused[:0] = unreadable
-    resolved = game.current()[1] if any(o.status == "applied" for o in report.outcomes) else None
-    if resolved is not None and all(r.seq != resolved.seq for r in report.rolls):
-        report.rolls.append(resolved)  # this apply brought the last reveal: everyone sees these dice now
+    report = _accept_files(game, files or [])
     owed = game.owed_reveal(me)
     revealed = None
     if owed is not None and (reveal or (sys.stdin.isatty() and not as_json and files and
@@ -444,41 +460,64 @@ def apply(
         revealed, reveal_report = game.reveal(me, lambda: _signer(key, agent, game),
                                               fresh_machine_ok=not_revealed_elsewhere)
         report.rolls.extend(reveal_report.rolls)
-        if send_now:
-            _post(game, [revealed])
     elif reveal and not files and not any(m.type == "reveal" for m in game.finished):
         raise UsageError(f"{me} owes no reveal now", player=me, field="--reveal")
     if as_json:
-        emit_json({
-            "outcomes": [{"id": o.message.id, "type": o.message.type, "player": o.message.player,
-                          "seq": o.message.seq, "status": o.status, "detail": o.detail} for o in report.outcomes],
-            "refused": [{"source": source, "error": str(error), "exit": error.exit_code}
-                        for source, error in report.refused],
-            "rolls": [{"seq": r.seq, "draws": [d.to_dict() for d in r.draws]} for r in report.rolls],
-            "reveal": str(game.dir.outbox_path(revealed)) if revealed else None,
-            "owed_reveal": owed.seq if owed and not revealed else None,
-        })
+        emit_json(_apply_json(game, report, owed, revealed))
     else:
-        from . import report as reports
-
-        out().print(reports.outcome_lines(report, game.ruleset.summary))
-        for message in game.finished:
-            out().print(f"[ok]Finished[/ok] an interrupted command: your {message.type} for seq {message.seq} is "
-                        f"stored; mail [bold]{game.dir.outbox_path(message)}[/bold] to every player.")
-        if revealed is not None:
-            out().print(f"[ok]Revealed[/ok] for seq {revealed.seq}: mail [bold]{game.dir.outbox_path(revealed)}"
-                        "[/bold] to every player, yourself included.")
-        elif owed is not None:
-            out().print(f"[warn]You witness the roll of seq {owed.seq}:[/warn] run 'pbem apply --reveal' to reveal.")
-    _exit_for(report)
+        _print_apply(game, report, owed, revealed)
+    game.announced()
+    posted = _post(game, [revealed], quiet=as_json) if send_now and revealed else []
+    _exit_for(report, posted)
 
 
-def _exit_for(report) -> None:
-    """The worst of what happened: a refused source's own code, else 5 if anything is held."""
+def _accept_files(game, files: list[str]):
+    """Apply the files; with none, finish an interrupted command and retry held/. The roll an
+    incoming reveal completes is shown at once."""
+    batches, unreadable = _read_batches(files)
+    if len(files) == 1 and unreadable:
+        raise unreadable[0][1]
+    report = game.accept_batches(batches)
+    report.refused[:0] = unreadable
+    resolved = game.current()[1] if any(o.status == "applied" for o in report.outcomes) else None
+    if resolved is not None and all(r.seq != resolved.seq for r in report.rolls):
+        report.rolls.append(resolved)
+    return report
+
+
+def _apply_json(game, report, owed, revealed) -> dict:
+    return {
+        "outcomes": [{"id": o.message.id, "type": o.message.type, "player": o.message.player,
+                      "seq": o.message.seq, "status": o.status, "detail": o.detail} for o in report.outcomes],
+        "refused": [{"source": source, "error": str(error), "exit": error.exit_code}
+                    for source, error in report.refused],
+        "rolls": [{"seq": r.seq, "draws": [d.to_dict() for d in r.draws]} for r in report.rolls],
+        "reveal": str(game.dir.outbox_path(revealed)) if revealed else None,
+        "owed_reveal": owed.seq if owed and not revealed else None,
+        "finished": _finished_json(game),
+    }
+
+
+def _print_apply(game, report, owed, revealed) -> None:
+    from . import report as reports
+
+    out().print(reports.outcome_lines(report, game.ruleset.summary))
+    _say_finished(game)
+    if revealed is not None:
+        out().print(f"[ok]Revealed[/ok] for seq {revealed.seq}: mail [bold]{game.dir.outbox_path(revealed)}"
+                    "[/bold] to every player, yourself included.")
+    elif owed is not None:
+        out().print(f"[warn]You witness the roll of seq {owed.seq}:[/warn] run 'pbem apply --reveal' to reveal.")
+
+
+def _exit_for(report, posted: list = ()) -> None:
+    """The worst of what happened: a mail not delivered (8), a refused source's own code, else 5 if
+    anything is held."""
     from . import console
 
     for source, error in report.refused:
         console.stderr().print(f"error: refused {source}: {error}", markup=False, highlight=False)
+    _check_delivered(list(posted))
     codes = [error.exit_code for _, error in report.refused] + ([5] if report.held else [])
     if codes:
         raise typer.Exit(max(codes))
@@ -495,32 +534,31 @@ def resign(
     game = _game(game_dir)
     player = _me(game)
     message, _ = game.resign(player, _signer(key, agent, game), reason)
+    _say_finished(game)
     out().print(f"Resigned. Mail [bold]{game.dir.outbox_path(message)}[/bold] to every player.")
+    game.announced()
 
 
 # ------------------------------------------------------------------------------------- mail
 
 def _delivery_json(posted) -> dict:
-    return {"id": posted.message.id, "delivered": posted.delivery.delivered, "failed": posted.delivery.failed,
+    return {"id": posted.message.id, "type": posted.message.type, "seq": posted.message.seq,
+            "delivered": posted.delivery.delivered, "failed": posted.delivery.failed,
             "queued": str(posted.queued) if posted.queued else None}
 
 
-def _post(game, messages) -> list:
-    """Mail each message and say who got it; failures stay queued in mailq/."""
-    from . import exchange, keys, mail
+def _post(game, messages, *, quiet: bool = False) -> list:
+    """Mail each message and say who got it (unless quiet: --json prints the results). Whoever did not
+    get it (refused, unreachable, no address yet) stays queued in mailq/; the caller ends with
+    exchange.check_delivered, NotDelivered (exit 8), once it has reported the rest: the messages are
+    signed and stored all the same."""
+    from . import exchange
+    from . import report as reports
 
-    settings = mail.MailSettings.load(keys.app_dir())
-    results = []
-    for message in messages:
-        posted = exchange.post(game, message, settings)
-        results.append(posted)
-        what = f"{message.type}" + (f" seq {message.seq}" if message.seq is not None else "")
-        if posted.delivery.delivered:
-            out().print(f"[ok]Mailed[/ok] {what} to {', '.join(posted.delivery.delivered)}")
-        for address, reason in posted.delivery.failed.items():
-            out().print(f"[warn]Not delivered[/warn] to {address}: {reason}")
-        if posted.queued:
-            out().print(f"Queued in {posted.queued.parent}: 'pbem send --retry' sends it again.")
+    settings = exchange.sending_settings(game, messages)
+    results = [exchange.post(game, message, settings) for message in messages]
+    if not quiet:
+        out().print(reports.delivery_lines(results), soft_wrap=True)
     return results
 
 
@@ -566,33 +604,36 @@ def send_cmd(
     game_dir: Path = GameOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Mail signed messages to every other player: a readable body, the message pasted and attached."""
+    """Mail signed messages to every other player: a readable body, the message pasted and attached.
+
+    Says who got each one, and for the others the server's answer (refused, TLS required,
+    connection refused …). What did not reach everyone stays queued in mailq/ and the exit code
+    is 8; once the cause is fixed (or 'pbem mail address PLAYER ADDRESS' given), 'pbem send
+    --retry' sends it again.
+    """
     from . import exchange, keys, mail
+    from . import report as reports
     from .game import read_messages
 
     game = _game(game_dir)
     if retry:
-        results = exchange.retry(game, mail.MailSettings.load(keys.app_dir()))
-        if as_json:
-            emit_json([{"message_id": d.message_id, "delivered": d.delivered, "failed": d.failed} for d in results])
-            return
-        for delivery in results:
-            out().print(f"{delivery.message_id}: delivered to {', '.join(delivery.delivered) or 'nobody'}"
-                        + (f"; still queued for {', '.join(delivery.failed)}" if delivery.failed else ""))
-        if not results:
-            out().print("Nothing queued.")
-        return
-    if not files:
+        posted = exchange.retry(game, mail.MailSettings.load(keys.app_dir()))
+    elif files:
+        messages = []
+        for path in files:
+            try:
+                messages.extend(read_messages(Path(path).read_bytes(), str(path)))
+            except OSError as exc:
+                raise UsageError(f"cannot read {path}: {exc.strerror}", field="FILES") from None
+        settings = exchange.sending_settings(game, messages)
+        posted = [exchange.post(game, message, settings) for message in messages]
+    else:
         raise UsageError("name the message files to send, or --retry", field="FILES")
-    messages = []
-    for path in files:
-        try:
-            messages.extend(read_messages(Path(path).read_bytes(), str(path)))
-        except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror}", field="FILES") from None
-    posted = _post(game, messages)
     if as_json:
         emit_json([_delivery_json(p) for p in posted])
+    else:
+        out().print(reports.delivery_lines(posted) if posted else "Nothing queued.", soft_wrap=True)
+    exchange.check_delivered(posted)
 
 
 @app.command("inbox")
@@ -613,8 +654,16 @@ def inbox_cmd(
     as_json: bool = JsonOpt,
 ) -> None:
     """Apply every pbem message in a mailbox, in log order, for the game here (or the games in the
-    directories below it). Each mail is handled once: a second run does nothing."""
-    from . import exchange, keys, mail
+    directories below it). Each mail is read once: a second run does nothing.
+
+    A refused mail is named on stderr with the reason. One that can never apply (a bad
+    signature, unreadable, another game, a fork, an illegal order) is marked read; one that may
+    apply later (the game directory locked, a disk error, the game stopped by a fork) is left for
+    the next run. The exit code is the worst of what happened: 5 if something is held, a refused
+    mail's own code (3, 4 …), 8 if an --auto-reveal did not reach everyone.
+    """
+    from . import console, exchange, keys, mail
+    from . import report as reports
     from .game import Game
 
     sources = [s for s in (maildir, mbox, imap) if s]
@@ -622,7 +671,9 @@ def inbox_cmd(
         raise UsageError("choose one of --maildir, --mbox or --imap", field="--maildir")
     root = Path(game_dir)
     games = [Game(root)] if (root / "game.toml").exists() else \
-        [Game(p.parent) for p in sorted(root.glob("*/game.toml"))]
+        [Game(p.parent) for p in sorted(root.glob("*/me.toml")) if (p.parent / "game.toml").exists()]
+    for game in games:
+        game.dir.require(player=True)  # the inbox writes: only into a directory someone plays from
     if not games:
         raise UsageError(f"no game in {root} or the directories below it", field="--game")
     if maildir:
@@ -636,25 +687,32 @@ def inbox_cmd(
     signer_game = games[0]
     report = exchange.inbox(games, mails, auto_reveal=auto_reveal,
                             signer_factory=lambda: _signer(key, agent, signer_game), settings=settings)
+    posted = [p for p in report.reveals if isinstance(p, exchange.Posted)]
     if as_json:
         emit_json({
-            "new_mails": report.new_mails, "skipped": report.skipped, "rejected": report.rejected,
+            "new_mails": report.new_mails, "skipped": report.skipped,
+            "refused": [{"mail": r.mail, "error": str(r.error), "exit": r.error.exit_code, "read": r.final}
+                        for r in report.refused],
             "applied": {d: [{"id": o.message.id, "type": o.message.type, "player": o.message.player,
                              "seq": o.message.seq, "status": o.status} for o in r.outcomes]
                         for d, r in report.applied.items()},
-            "reveals": [_delivery_json(p) if hasattr(p, "delivery") else {"id": p.id} for p in report.reveals],
+            "reveals": [_delivery_json(p) if isinstance(p, exchange.Posted) else {"id": p.id}
+                        for p in report.reveals],
         })
     else:
-        from . import report as reports
-
         for directory, applied in report.applied.items():
-            out().print(f"[bold]{directory}[/bold]")
-            out().print(reports.outcome_lines(applied, games[0].ruleset.summary))
-        for line in report.rejected:
-            out().print(f"[bad]refused[/bad] {line}")
+            if applied.outcomes or applied.dropped:
+                out().print(f"[bold]{directory}[/bold]")
+                out().print(reports.outcome_lines(applied, games[0].ruleset.summary))
+        if posted:
+            out().print(reports.delivery_lines(posted), soft_wrap=True)
         out().print(f"{report.new_mails} new mail(s), {report.skipped} skipped")
-    if any(r.held for r in report.applied.values()):
-        raise typer.Exit(5)
+    for refusal in report.refused:
+        console.stderr().print(f"error: {reports.refusal_line(refusal)}", markup=False, highlight=False)
+    exchange.check_delivered(posted)  # exit 8, the worst there is
+    codes = [r.error.exit_code for r in report.refused] + [5 for r in report.applied.values() if r.held]
+    if codes:
+        raise typer.Exit(max(codes))
 
 
 # ------------------------------------------------------------------------------------- inspection
@@ -664,13 +722,17 @@ def status_cmd(game_dir: Path = GameOpt, as_json: bool = JsonOpt) -> None:
     """Whose step it is, who owes a reveal for which entry since when, against the deadlines."""
     from .game import status
 
-    data = status(_game(game_dir))
+    game = _game(game_dir)
+    data = status(game)
     if as_json:
         emit_json(data)
+        game.announced()
         return
     from . import report as reports
 
     out().print(reports.status_view(data))
+    _say_finished(game)
+    game.announced()
     for item in data["unfinished"]:
         out().print(f"[warn]Your {item['type']} for seq {item['seq']} was signed, but a command was interrupted "
                     "before it was stored and put in outbox/:[/warn] run 'pbem apply' here when the directory "
@@ -725,23 +787,35 @@ def _progress(label: str):
 
 
 @app.command("log")
-def log_cmd(game_dir: Path = GameOpt, as_json: bool = JsonOpt) -> None:
-    """Every entry: who, when, the orders, and the dice drawn at its roll point."""
+def log_cmd(
+    last: Optional[int] = typer.Option(None, "--last", min=1, help="Show only the last N entries."),
+    since: Optional[int] = typer.Option(None, "--since", min=1, help="Show the entries from seq SEQ on."),
+    game_dir: Path = GameOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """The entries: who, when, the orders, and the dice drawn at each roll point.
+
+    Every entry unless --last N or --since SEQ picks the recent ones. The whole log is replayed
+    and checked either way; drawing the table takes most of the time on a long game, and only the
+    entries shown are drawn.
+    """
     from .history import log_entries
 
+    if last and since:
+        raise UsageError("give --last N or --since SEQ, not both", field="--last")
     game = _game(game_dir)
     bar, advance = _progress("Replaying")
     if bar:
         with bar:
-            rows = log_entries(game, advance)
+            rows = log_entries(game, advance, last=last, since=since or 1)
     else:
-        rows = log_entries(game)
+        rows = log_entries(game, last=last, since=since or 1)
     if as_json:
         emit_json(rows)
         return
     from . import report as reports
 
-    out().print(reports.log_view(rows))
+    out().print(reports.log_view(rows, reports.left_out(rows, game.dir.last_seq(), "pbem log")))
 
 
 @app.command("verify")
@@ -753,9 +827,11 @@ def verify(
     """Re-check the whole game from the charter and public keys alone, trusting no cache.
 
     Every signature, link, reveal, order and state hash is checked; exit 4 names the first defect.
+    The summary counts the roll points and names the witnesses a roll still waits for; '--roll N'
+    on such an entry says so and exits 5.
     """
-    from .errors import ChainBroken
-    from .history import explain_roll
+    from .errors import ChainBroken, Held
+    from .history import explain_roll, roll_points
 
     game = _game(game_dir)
     bar, advance = _progress("Verifying")
@@ -777,14 +853,17 @@ def verify(
     except PbemError as exc:
         raise ChainBroken(f"{exc.message} [{type(exc).__name__}]", entry=exc.entry, seq=exc.seq,
                           player=exc.player, field=exc.field, rule=exc.rule, kind=exc.kind) from None
-    rolls = {r.seq: r for r in engine.rolls}
+    points = roll_points(game, engine)
+    waiting = points.waiting
     if roll is not None:
-        record = engine.clone().resolve_with(game.reveals_at(engine))  # from this replay, not the cache
-        if record is not None:
-            rolls[record.seq] = record
-        if roll not in rolls:
-            raise UsageError(f"entry {roll} opened no roll point that has been resolved", field="--roll")
-        explained = explain_roll(rolls[roll], game.charter)
+        if waiting is not None and waiting.seq == roll:
+            raise Held(f"its roll point is waiting for reveals from {', '.join(points.missing)}: no dice yet",
+                       kind="move", entry=waiting.entry, seq=roll, player=waiting.author, field="--roll")
+        if roll not in points.resolved:
+            where = f"entry {roll} opened no roll point" if 1 <= roll <= engine.head_seq else \
+                f"there is no entry {roll}: the log ends at seq {engine.head_seq}"
+            raise UsageError(where, field="--roll")
+        explained = explain_roll(points.resolved[roll], game.charter)
         if as_json:
             emit_json(explained)
             return
@@ -793,13 +872,17 @@ def verify(
         out().print(reports.roll_view(explained))
         return
     summary = {"ok": True, "game": game.charter.game, "entries": engine.head_seq, "head": engine.head_id,
-               "rolls": len(rolls), "joins": len(engine.joins)}
+               "rolls": points.count(), "joins": len(engine.joins),
+               "waiting": {"seq": waiting.seq, "for": list(points.missing)} if waiting else None}
     if as_json:
         emit_json(summary)
         return
+    count = points.count()
+    rolls = f"{count} roll point{'s' * (count != 1)}" + (
+        f" (seq {waiting.seq} waiting for reveals from {', '.join(points.missing)})" if waiting else "")
     out().print(f"[ok]Verified[/ok] {game.charter.game}: {engine.head_seq} entries, {len(engine.joins)} joins, "
-                f"{len(rolls)} roll points; every signature, link, reveal, order and state hash checks. "
-                f"Head {engine.head_id}")
+                f"{rolls}; every signature, link, reveal, order and state hash checks. Head {engine.head_id}",
+                soft_wrap=True)
 
 
 @app.command("report")
@@ -807,22 +890,35 @@ def report_cmd(
     html: Optional[Path] = typer.Option(None, "--html", help="Write an HTML report here."),
     svg: Optional[Path] = typer.Option(None, "--svg", help="Write an SVG report here."),
     text: Optional[Path] = typer.Option(None, "--text", help="Write a plain text report here."),
+    last: Optional[int] = typer.Option(None, "--last", min=1, help="Show the last N entries of the log "
+                                       "(default 20)."),
+    since: Optional[int] = typer.Option(None, "--since", min=1, help="Show the log from seq SEQ on "
+                                        "(--since 1: all of it)."),
     game_dir: Path = GameOpt,
 ) -> None:
-    """Write status, the game view and the log to a file for mailing."""
+    """Status, the game view and the recent log: on standard output, or in files to mail.
+
+    The log part shows the last 20 entries unless --last N or --since SEQ says otherwise, and
+    says which entries it left out.
+    """
     from . import report as reports
     from .game import status
     from .history import log_entries
 
-    if not (html or svg or text):
-        raise UsageError("choose --html FILE, --svg FILE or --text FILE", field="--html")
+    if last and since:
+        raise UsageError("give --last N or --since SEQ, not both", field="--last")
     game = _game(game_dir)
     engine, _ = game.current()
     parts = [reports.status_view(status(game))]
     if engine.started:
         first = next(iter(game.ruleset.views(engine.state).values()))
         parts.append(first.render(first.data()))
-    parts.append(reports.log_view(log_entries(game)))
+    rows = log_entries(game, last=None if since else last or 20, since=since or 1)
+    parts.append(reports.log_view(rows, reports.left_out(rows, game.dir.last_seq(), "pbem report")))
+    if not (html or svg or text):
+        for part in parts:
+            out().print(part)
+        return
     from .log import atomic_write
 
     for fmt, path in (("html", html), ("svg", svg), ("text", text)):

@@ -301,94 +301,26 @@ class Engine:
         Returns the state hash this engine computed and the roll points resolved on the way.
         """
         context = message.context()
-        if not self.started:
-            raise Held(f"the game has not started: waiting for joins from {', '.join(self.missing_joins())}",
-                       **context)
-        member = self._signer(message, check_signature)
-        seq = message.fields["seq"]
-        if seq >= chain.CHAIN_LENGTH:
-            raise UnreadableInput(f"a game holds at most {chain.CHAIN_LENGTH - 1} entries (PROTOCOL §8)",
-                                  field="seq", **context)
-        if seq != self.head_seq + 1:
-            if seq > self.head_seq + 1:
-                raise Held(f"this log ends at seq {self.head_seq}; seq {self.head_seq + 1} is missing", **context)
-            raise ChainBroken(f"seq {seq} is already taken in this log", field="seq", **context)
-        if message.fields["prev"] != self.head_id:
-            raise NotOfThisGame(
-                f"not of this game: prev is {message.fields['prev'][:12]}, but this log's entry at seq "
-                f"{seq - 1} is {self.head_id[:12]}", field="prev", **context,
-            )
-        if not member.participant:
-            raise IllegalOrder("observers sign no entries", rule="PROTOCOL §4", field="player", **context)
-
+        self._check_link(message, check_signature)
         used = self._gather_uses(message, fetch)
-        rolls: list[RollRecord] = []
-        reveals = {u.player: u for u in used if u.type == "reveal"}
-        resigns = [u for u in used if u.type == "resign"]
         consumed_roll = self.roll is not None
-        if self.roll is not None:
-            missing = [w for w in self.roll.witnesses if w not in reveals]
-            if missing:
-                raise IllegalOrder(
-                    f"uses lacks the reveal of {', '.join(missing)} for seq {self.roll.seq}",
-                    rule="PROTOCOL §5", field="uses", **context,
-                )
-            for reveal in reveals.values():
-                self.check_reveal(reveal)
-            rolls.append(self.resolve_with(reveals))
-
+        rolls = self._consume_reveals(message, [u for u in used if u.type == "reveal"])
         before = self.pending()
+        resigns = [u for u in used if u.type == "resign"]
         for resign in resigns:
             self.check_resign(resign, True)
-            self.resigned[resign.player] = (resign.id, seq)
+            self.resigned[resign.player] = (resign.id, message.fields["seq"])
             self.state = self.ruleset.resign(self.state, resign.player)
-        pending = self.pending()
-
-        orders = message.orders
-        only_uses = False
-        if self.head_seq == 0 and isinstance(pending, rules.Chance):
-            expected = [self.first_active()]  # §5 game start: seq 1 binds the first roll point
-            only_uses = True
-        elif isinstance(before, rules.Decision) and any(r.player in before.players for r in resigns):
-            expected = [self.first_active(("player", "referee"))]
-            only_uses = True
-        elif isinstance(pending, rules.Over):
-            if not consumed_roll and not resigns:
-                raise IllegalOrder(f"the game is over ({pending.result})", rule="PROTOCOL §5", **context)
-            if resigns and isinstance(before, rules.Decision):
-                expected = [p for p in before.players if p not in self.resigned] or [self.first_active()]
-            else:
-                expected = [self.first_active()]  # §5: the closing entry fixes the result
-            only_uses = True
-        elif isinstance(pending, rules.Decision):
-            if len(pending.players) > 1:
-                raise IllegalOrder("a simultaneous decision needs seal and unseal messages", rule="PROTOCOL §5",
-                                   **context)
-            expected = list(pending.players)
-        else:
-            raise IllegalOrder("dice must be drawn before anyone can decide", rule="PROTOCOL §5", **context)
+        expected, only_uses = self._next_signers(message, before, resigns, consumed_roll)
         if message.player not in expected:
             raise IllegalOrder(f"out of turn: the next entry is {' or '.join(expected)}'s",
                                rule="PROTOCOL §5", field="player", **context)
-        if only_uses and orders:
+        if only_uses and message.orders:
             raise IllegalOrder("this entry may carry only uses", rule="PROTOCOL §5", field="orders", **context)
-        binder = self.head_seq == 0 and isinstance(pending, rules.Chance)
-        if not orders and not used and "private" not in message.fields and not binder:
+        binder = self.head_seq == 0 and isinstance(self.pending(), rules.Chance)
+        if not message.orders and not used and "private" not in message.fields and not binder:
             raise IllegalOrder("the entry has nothing to apply", rule="PROTOCOL §5", **context)
-
-        for index, order in enumerate(orders, 1):
-            step = self.pending()
-            if not (isinstance(step, rules.Decision) and message.player in step.players):
-                raise IllegalOrder(
-                    f"order {index} follows a roll or another player's choice it cannot yet know",
-                    rule="PROTOCOL §5", field=f"orders[{index}]", **context,
-                )
-            try:
-                self.state = self.ruleset.apply(self.state, message.player, order)
-            except IllegalOrder as exc:
-                exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
-                raise exc.locate(**context)
-
+        self._apply_orders(message)
         self.head_state = canonical_json(self.ruleset.dump(self.state))
         computed = chain.sha256(self.head_state).hex()
         if check_state and computed != message.fields["state"]:
@@ -413,6 +345,78 @@ class Engine:
             self.roll = RollPoint(self.head_seq, message.id, message.player, witnesses, self.head_time)
             return []
         return [self._resolve(self.head_seq, message.id, [], [])]
+
+    def _check_link(self, message: Message, check_signature: bool) -> None:
+        """§4: the game has started, the signer is a participant, and the entry extends this log."""
+        context = message.context()
+        if not self.started:
+            raise Held(f"the game has not started: waiting for joins from {', '.join(self.missing_joins())}",
+                       **context)
+        member = self._signer(message, check_signature)
+        seq = message.fields["seq"]
+        if seq >= chain.CHAIN_LENGTH:
+            raise UnreadableInput(f"a game holds at most {chain.CHAIN_LENGTH - 1} entries (PROTOCOL §8)",
+                                  field="seq", **context)
+        if seq > self.head_seq + 1:
+            raise Held(f"this log ends at seq {self.head_seq}; seq {self.head_seq + 1} is missing", **context)
+        if seq <= self.head_seq:
+            raise ChainBroken(f"seq {seq} is already taken in this log", field="seq", **context)
+        if message.fields["prev"] != self.head_id:
+            raise NotOfThisGame(
+                f"not of this game: prev is {message.fields['prev'][:12]}, but this log's entry at seq "
+                f"{seq - 1} is {self.head_id[:12]}", field="prev", **context,
+            )
+        if not member.participant:
+            raise IllegalOrder("observers sign no entries", rule="PROTOCOL §4", field="player", **context)
+
+    def _consume_reveals(self, message: Message, reveals: list[Message]) -> list[RollRecord]:
+        """§5: an entry after a roll point uses every witness's reveal, and the roll resolves."""
+        if self.roll is None:
+            return []
+        by_witness = {reveal.player: reveal for reveal in reveals}
+        missing = [w for w in self.roll.witnesses if w not in by_witness]
+        if missing:
+            raise IllegalOrder(f"uses lacks the reveal of {', '.join(missing)} for seq {self.roll.seq}",
+                               rule="PROTOCOL §5", field="uses", **message.context())
+        for reveal in reveals:
+            self.check_reveal(reveal)
+        return [self.resolve_with(by_witness)]
+
+    def _next_signers(self, message: Message, before, resigns: list[Message], consumed_roll: bool
+                      ) -> tuple[list[str], bool]:
+        """§5: who may sign this entry, and whether it may carry only uses."""
+        pending = self.pending()
+        if self.head_seq == 0 and isinstance(pending, rules.Chance):
+            return [self.first_active()], True  # game start: seq 1 binds the first roll point
+        if isinstance(before, rules.Decision) and any(r.player in before.players for r in resigns):
+            return [self.first_active(("player", "referee"))], True
+        if isinstance(pending, rules.Over):
+            if not consumed_roll and not resigns:
+                raise IllegalOrder(f"the game is over ({pending.result})", rule="PROTOCOL §5", **message.context())
+            if resigns and isinstance(before, rules.Decision):
+                return [p for p in before.players if p not in self.resigned] or [self.first_active()], True
+            return [self.first_active()], True  # the closing entry fixes the result
+        if isinstance(pending, rules.Decision):
+            if len(pending.players) > 1:
+                raise IllegalOrder("a simultaneous decision needs seal and unseal messages", rule="PROTOCOL §5",
+                                   **message.context())
+            return list(pending.players), False
+        raise IllegalOrder("dice must be drawn before anyone can decide", rule="PROTOCOL §5", **message.context())
+
+    def _apply_orders(self, message: Message) -> None:
+        """Each order in turn, each legal for its author at that moment (§5)."""
+        for index, order in enumerate(message.orders, 1):
+            step = self.pending()
+            if not (isinstance(step, rules.Decision) and message.player in step.players):
+                raise IllegalOrder(
+                    f"order {index} follows a roll or another player's choice it cannot yet know",
+                    rule="PROTOCOL §5", field=f"orders[{index}]", **message.context(),
+                )
+            try:
+                self.state = self.ruleset.apply(self.state, message.player, order)
+            except IllegalOrder as exc:
+                exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
+                raise exc.locate(**message.context())
 
     def _gather_uses(self, message: Message, fetch) -> list[Message]:
         """The side messages an entry consumes (§5): each here, in order, at most one per signer and

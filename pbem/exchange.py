@@ -1,8 +1,9 @@
 """Moves by mail: who gets a message, sending with a queue for failures, and the inbox.
 
     addresses.toml   in the game directory: player = "address" (local, may change mid-game)
-    mailq/           mails that some recipients did not get yet: ID.eml and ID.toml (who is left)
-    inbox.toml       mails already handled from a mailbox, so a second `pbem inbox` does nothing
+    mailq/           mails that some recipients did not get yet: ID.eml and ID.toml (who is left: their
+                     addresses, or the ids of players who had no address yet)
+    inbox.toml       mails `pbem inbox` has read: applied, held, or refused for good
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Callable, Iterable
 import tomli_w
 
 from . import mail
-from .errors import PbemError, UsageError
+from .errors import ChainBroken, DiskError, Locked, NotDelivered, PbemError, UsageError
 from .game import ApplyReport, Game, read_messages
+from .keys import app_dir
 from .log import atomic_write
 from .message import Message
 
@@ -46,17 +48,19 @@ def set_address(game: Game, player: str, address: str) -> None:
 
 
 def recipients(game: Game, message: Message, sender: str) -> list[str]:
-    """Every other member of the roster; a reveal also goes to its revealer's own address (§6)."""
+    """Every other member of the roster, and for a reveal its revealer too (§6): each by his address,
+    or by his player id while addresses.toml has none for him (he gets it from 'pbem send --retry')."""
     book = addresses(game)
-    wanted = [m.id for m in game.charter.players if m.id != message.player or message.type == "reveal"]
-    missing = [p for p in wanted if p not in book and not (p == message.player and message.type == "reveal")]
-    if missing:
-        raise UsageError(f"no address for {', '.join(missing)}: 'pbem mail address PLAYER ADDRESS'",
-                         field=ADDRESSES)
-    found = [book[p] for p in wanted if p in book]
-    if message.type == "reveal" and sender not in found:
-        found.append(sender)
+    found = [book.get(m.id, m.id) for m in game.charter.players if m.id != message.player]
+    if message.type == "reveal":
+        for own in (book.get(message.player), sender):
+            if own and own not in found:
+                found.append(own)
     return found
+
+
+def _no_address(player: str) -> str:
+    return f"no address yet: 'pbem mail address {player} ADDRESS'"
 
 
 @dataclass
@@ -66,15 +70,37 @@ class Posted:
     queued: Path | None = None
 
 
+def sending_settings(game: Game, messages: list[Message]) -> mail.MailSettings:
+    """The player's mail settings. Without them the messages are signed and stored but cannot be
+    mailed, and the error says so (exit 8) rather than passing for a mistake in the command."""
+    try:
+        return mail.MailSettings.load(app_dir())
+    except UsageError as exc:
+        first = messages[0]
+        path = game.dir.outbox_path(first)
+        raise NotDelivered(f"signed and stored in {path}, but not mailed: {exc.message}; then 'pbem send {path}'",
+                           **first.context()) from None
+
+
 def post(game: Game, message: Message, settings: mail.MailSettings) -> Posted:
     """Mail a signed message to the others; whoever did not get it stays queued in mailq/."""
-    to = recipients(game, message, settings.address)
+    left = recipients(game, message, settings.address)
     summary = "; ".join(game.ruleset.summary(o) for o in message.orders)
-    composed = mail.compose(message, sender=settings.address, recipients=to, summary=summary,
-                            charter_digest=game.charter.digest)
-    delivery = mail.send(composed, settings, to)
+    composed = mail.compose(message, sender=settings.address, recipients=[r for r in left if "@" in r],
+                            summary=summary, charter_digest=game.charter.digest)
+    delivery = _deliver(game, composed, settings, left)
     queued = _queue(game, composed, list(delivery.failed)) if delivery.failed else None
     return Posted(message, delivery, queued)
+
+
+def _deliver(game: Game, composed, settings: mail.MailSettings, left: list[str]) -> mail.Delivery:
+    """Send to whoever is left; a player who had no address is looked up again, as it may be set now."""
+    book = addresses(game)
+    left = [who if "@" in who else book.get(who, who) for who in left]
+    to = [who for who in left if "@" in who]
+    delivery = mail.send(composed, settings, to) if to else mail.Delivery()
+    delivery.failed.update({who: _no_address(who) for who in left if "@" not in who})
+    return delivery
 
 
 def _queue(game: Game, composed, left: list[str]) -> Path:
@@ -85,32 +111,57 @@ def _queue(game: Game, composed, left: list[str]) -> Path:
     return folder / f"{name}.eml"
 
 
-def retry(game: Game, settings: mail.MailSettings) -> list[mail.Delivery]:
+def retry(game: Game, settings: mail.MailSettings) -> list[Posted]:
     """Send what mailq/ holds to the recipients that did not get it; keep what fails again."""
     folder = game.dir.root / QUEUE
     results = []
     for queued in sorted(folder.glob("*.eml")) if folder.exists() else []:
         sidecar = queued.with_suffix(".toml")
         left = tomllib.loads(sidecar.read_text())["recipients"] if sidecar.exists() else []
-        composed = email.message_from_bytes(queued.read_bytes(), policy=email.policy.default)
-        delivery = mail.send(composed, settings, left)
-        results.append(delivery)
+        raw = queued.read_bytes()
+        composed = email.message_from_bytes(raw, policy=email.policy.default)
+        delivery = _deliver(game, composed, settings, left)
+        message = read_messages(raw, str(queued))[0]
         if delivery.failed:
             atomic_write(sidecar, tomli_w.dumps({"recipients": list(delivery.failed)}).encode())
+            results.append(Posted(message, delivery, queued))
         else:
             queued.unlink()
             sidecar.unlink(missing_ok=True)
+            results.append(Posted(message, delivery))
     return results
+
+
+def check_delivered(posted: list[Posted]) -> None:
+    """NotDelivered (exit 8) if anyone did not get a message: it is signed and stored all the same,
+    and waits in mailq/ for 'pbem send --retry'."""
+    missed = [p for p in posted if p.delivery.failed]
+    if not missed:
+        return
+    first = missed[0]
+    whom = ", ".join(f"{who} ({why})" for who, why in first.delivery.failed.items())
+    more = f"; {len(missed) - 1} more message(s) wait there too" if len(missed) > 1 else ""
+    raise NotDelivered(f"signed and stored, but not delivered to {whom}; queued in {QUEUE}/ for "
+                       f"'pbem send --retry'{more}", **first.message.context())
 
 
 # ------------------------------------------------------------------------------------------ inbox
 
 @dataclass
+class Refusal:
+    """A mail whose messages were refused; `final` when it can never apply, so it is marked read."""
+
+    mail: str
+    error: PbemError
+    final: bool
+
+
+@dataclass
 class InboxReport:
     applied: dict[str, ApplyReport] = field(default_factory=dict)  # game dir -> what was applied
     new_mails: int = 0
-    skipped: int = 0  # mails already handled, or holding no message for these games
-    rejected: list[str] = field(default_factory=list)  # one line per refused mail
+    skipped: int = 0  # mails already read, or holding no message for these games
+    refused: list[Refusal] = field(default_factory=list)
     reveals: list[Posted | Message] = field(default_factory=list)
 
 
@@ -129,21 +180,27 @@ def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = Fals
           signer_factory: Callable | None = None, settings: mail.MailSettings | None = None) -> InboxReport:
     """Apply every pbem message found in the mails, in log order, for the games given.
 
-    Each mail is handled once: its Message-ID is recorded in the game's inbox.toml whether its
-    messages applied, were held (held/ retries them) or were refused (reported)."""
+    A mail is read once: its Message-ID goes into the game's inbox.toml when its messages applied,
+    were held (held/ retries them) or were refused for good. A mail refused for a reason that may
+    clear (a lock, a disk error, a game stopped by a fork in another mail) is left for the next run."""
     by_game = {game.charter.game: game for game in games}
     report = InboxReport()
     pending: dict[str, list[tuple[str, list[Message]]]] = {name: [] for name in by_game}
     handled = {name: _handled(game) for name, game in by_game.items()}
+    unreadable: list[str] = []  # of no known game: marked read in every game here
     for raw in mails:
         key = mail.mail_key(raw)
+        if all(key in seen for seen in handled.values()):
+            report.skipped += 1
+            continue
         try:
             messages = read_messages(raw, key)
         except PbemError as exc:
             if "no pbem message" in exc.message:
                 report.skipped += 1
                 continue
-            report.rejected.append(f"mail {key}: {exc}")
+            report.refused.append(Refusal(key, exc, final=True))
+            unreadable.append(key)
             continue
         for name in {m.game for m in messages}:
             if name not in by_game or key in handled[name]:
@@ -152,28 +209,62 @@ def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = Fals
             pending[name].append((key, [m for m in messages if m.game == name]))
             report.new_mails += 1
     for name, batch in pending.items():
-        if not batch:
-            continue
         game = by_game[name]
-        everything = [m for _, messages in batch for m in messages]
-        try:
-            report.applied[str(game.dir.root)] = game.accept(everything)
-        except PbemError:
-            # One bad message must not hold up the good ones: apply mail by mail, in log order.
-            combined = ApplyReport()
-            for key, messages in sorted(batch, key=lambda item: min(m.seq or 0 for m in item[1])):
-                try:
-                    one = game.accept(messages)
-                except PbemError as exc:
-                    report.rejected.append(f"mail {key}: {exc}")
-                    continue
-                combined.outcomes += one.outcomes
-                combined.rolls += one.rolls
-            report.applied[str(game.dir.root)] = combined
-        _remember(game, [key for key, _ in batch])
+        applied, refused = _apply(game, batch) if batch else (None, [])
+        report.refused += refused
+        if any(isinstance(r.error, (Locked, DiskError)) for r in refused):
+            continue  # nothing of this game can be written now: every mail of it waits for the next run
+        if applied is not None:
+            report.applied[str(game.dir.root)] = applied
+        later = {r.mail for r in refused if not r.final}
+        read = [key for key, _ in batch if key not in later] + unreadable
+        if read:
+            _remember(game, read)
         if auto_reveal and signer_factory is not None:
-            me = game.identity.player if game.identity else None
-            if me and game.owed_reveal(me) is not None:
-                revealed, _ = game.reveal(me, signer_factory)
-                report.reveals.append(post(game, revealed, settings) if settings else revealed)
+            _answer_as_witness(game, signer_factory, settings, report)
     return report
+
+
+def _answer_as_witness(game: Game, signer_factory: Callable, settings, report: InboxReport) -> None:
+    """--auto-reveal: mail a reveal an interrupted run stored but never sent, then any reveal owed now."""
+    game.finish_interrupted()
+    unsent = [m for m in game.finished if m.type == "reveal"]
+    me = game.identity.player if game.identity else None
+    if me and game.owed_reveal(me) is not None:
+        revealed, _ = game.reveal(me, signer_factory)
+        unsent.append(revealed)
+    for message in unsent:
+        report.reveals.append(post(game, message, settings) if settings else message)
+
+
+def _apply(game: Game, batch: list[tuple[str, list[Message]]]) -> tuple[ApplyReport, list[Refusal]]:
+    """One game's new mails: all at once, or mail by mail when some are refused."""
+    try:
+        applied = game.accept_batches(batch)
+    except PbemError as exc:  # one mail alone, a fork that stops the game, a lock or a disk error
+        applied = ApplyReport(refused=[(key, _blame(exc, messages)) for key, messages in batch])
+    stopped = bool(game.dir.forks())
+    by_key = dict(batch)
+    return applied, [Refusal(key, error, _final(error, by_key[key], stopped)) for key, error in applied.refused]
+
+
+def _blame(error: PbemError, messages: list[Message]) -> PbemError:
+    """A fork refuses every mail of the run: the others are refused because the game stopped, not as forks."""
+    if isinstance(error, ChainBroken) and error.proof and not _holds(messages, error.proof):
+        return ChainBroken("not applied: a fork in another mail stopped the game", kind="game")
+    return error
+
+
+def _holds(messages: list[Message], ids: Iterable[str]) -> bool:
+    return bool({m.id for m in messages} & set(ids))
+
+
+def _final(error: PbemError, messages: list[Message], stopped: bool) -> bool:
+    """Whether a refused mail can never apply: a bad signature, unreadable text, another game or
+    history, an illegal order, or the fork it carries. A lock or a disk error may clear, and a
+    stopped game checks nothing, so mails refused for those are read again on the next run."""
+    if isinstance(error, (Locked, DiskError)):
+        return False
+    if stopped and isinstance(error, ChainBroken):
+        return _holds(messages, error.proof)
+    return True

@@ -1,29 +1,60 @@
-"""The log as players read it: every entry with its orders and dice, and one roll point explained."""
+"""The log as players read it: the entries with their orders and dice, and one roll point explained."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .charter import Charter
-from .engine import RollRecord
+from .engine import Engine, RollPoint, RollRecord
 from .game import Game
 
 
-def log_entries(game: Game, progress=None) -> list[dict]:
-    """Every chain entry with its orders summarised and the dice its roll point drew."""
+@dataclass
+class RollPoints:
+    """The roll points of a replay: every one resolved, by the seq of the entry that opened it, and
+    the head's when it still waits for reveals."""
+
+    resolved: dict[int, RollRecord]
+    waiting: RollPoint | None = None
+    missing: tuple[str, ...] = ()  # the witnesses the waiting roll point has no reveal from
+
+    def count(self) -> int:
+        return len(self.resolved) + (self.waiting is not None)
+
+
+def roll_points(game: Game, engine: Engine) -> RollPoints:
+    """Every roll point of a replay. The head's is resolved from this replay and the stored reveals,
+    never from the cache, once every witness has revealed; until then it is waiting."""
+    resolved = {r.seq: r for r in engine.rolls}
+    reveals = game.reveals_at(engine)
+    head = engine.clone().resolve_with(reveals)
+    if head is not None:
+        resolved[head.seq] = head
+        return RollPoints(resolved)
+    if engine.roll is None:
+        return RollPoints(resolved)
+    return RollPoints(resolved, engine.roll, tuple(w for w in engine.roll.witnesses if w not in reveals))
+
+
+def log_entries(game: Game, progress=None, *, last: int | None = None, since: int = 1) -> list[dict]:
+    """The chain entries from seq `since` on, or the `last` N, each with its orders summarised and the
+    dice its roll point drew. The whole log is replayed and checked whatever is shown, as every die
+    depends on all that came before; only the entries shown are read again and summarised."""
     engine = game.replay(keep_rolls=True, progress=progress)
-    rolls = {r.seq: r for r in engine.rolls}
-    current, record = game.current()
-    if record is not None:
-        rolls[record.seq] = record
+    points = roll_points(game, engine)
+    first = max(since, engine.head_seq - last + 1) if last is not None else since
     rows = []
-    for seq in range(1, engine.head_seq + 1):
+    for seq in range(max(first, 1), engine.head_seq + 1):
         entry = game.dir.entry(seq)
-        roll = rolls.get(seq)
+        roll = points.resolved.get(seq)
+        waiting = points.waiting is not None and points.waiting.seq == seq
         rows.append({
             "seq": seq, "id": entry.id, "player": entry.player,
             "time": entry.fields["time"].strftime("%Y-%m-%dT%H:%M:%SZ"),
             "orders": [game.ruleset.summary(o) for o in entry.orders],
             "uses": len(entry.uses),
             "dice": [d.to_dict() for d in roll.draws] if roll else [],
+            "waiting_for": list(points.missing) if waiting else [],
         })
     return rows
 

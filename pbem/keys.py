@@ -39,7 +39,7 @@ class PublicKey:
 
     @classmethod
     def parse(cls, line: str, *, field: str = "pubkey") -> "PublicKey":
-        parts = line.strip().split(None, 2)
+        parts = line.strip().removeprefix("\ufeff").split(None, 2)  # a Windows editor's BOM is no part of it
         if len(parts) < 2:
             raise UsageError("not an OpenSSH public key line ('ssh-ed25519 AAAA… comment')", field=field)
         key_type, data = parts[0], parts[1]
@@ -125,7 +125,9 @@ class FileSigner:
                     ) from None
                 secret = passphrase()
                 if not secret:
-                    raise UsageError(f"key {path} needs its passphrase", field="--key") from None
+                    raise UsageError(f"key {path} is passphrase-protected and no passphrase was given: set "
+                                     "PBEM_PASSPHRASE, or run pbem where it can ask you (a terminal)",
+                                     field="--key") from None
                 password = secret.encode()
             except ValueError as exc:
                 if password is not None:

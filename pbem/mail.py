@@ -159,7 +159,8 @@ def compose(message, *, sender: str, recipients: list[str], summary: str, charte
     """A plain-text body with a human summary and the message pasted, and the message attached."""
     mail = EmailMessage()
     mail["From"] = sender
-    mail["To"] = ", ".join(recipients)
+    # Players with no address yet get it later ('pbem send --retry'); the empty group keeps To valid.
+    mail["To"] = ", ".join(recipients) or "undisclosed-recipients:;"
     mail["Subject"] = subject(message, summary)
     mail["Date"] = formatdate(localtime=False, usegmt=True)
     domain = sender.rpartition("@")[2] or "pbem.invalid"
@@ -183,16 +184,21 @@ def compose(message, *, sender: str, recipients: list[str], summary: str, charte
 class Delivery:
     """What one send did: who got the mail, who did not and why."""
 
-    message_id: str
     delivered: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
 
 
 def send(mail: EmailMessage, settings: MailSettings, recipients: list[str], timeout: float = 30) -> Delivery:
+    """Hand the mail to the player's server; who got it, and for the others the reason in words."""
     import smtplib
     import ssl
 
-    delivery = Delivery(mail["Message-ID"])
+    delivery = Delivery()
+    try:
+        secret = settings.password()
+    except UsageError as exc:  # the message is signed and queued all the same: 'pbem send --retry' later
+        delivery.failed = {r: exc.message for r in recipients}
+        return delivery
     try:
         if settings.security == "tls":
             server = smtplib.SMTP_SSL(settings.smtp_host, settings.smtp_port, timeout=timeout,
@@ -202,20 +208,45 @@ def send(mail: EmailMessage, settings: MailSettings, recipients: list[str], time
         with server:
             if settings.security == "starttls":
                 server.starttls(context=ssl.create_default_context())
-            secret = settings.password()
             if settings.user and secret is not None:
                 server.login(settings.user, secret)
             refused = server.send_message(mail, from_addr=settings.address, to_addrs=recipients)
     except smtplib.SMTPRecipientsRefused as exc:
         refused = exc.recipients  # every recipient refused: the same shape as a partial refusal
     except (OSError, smtplib.SMTPException) as exc:
-        reason = str(exc) or type(exc).__name__
+        reason = failure_reason(exc, settings)
         delivery.failed = {r: reason for r in recipients}
         return delivery
-    delivery.failed = {r: f"{code} {text.decode(errors='replace') if isinstance(text, bytes) else text}"
-                       for r, (code, text) in refused.items()}
+    delivery.failed = {r: _answer(code, text) for r, (code, text) in refused.items()}
     delivery.delivered = [r for r in recipients if r not in delivery.failed]
     return delivery
+
+
+def _answer(code: int, text: bytes | str) -> str:
+    """An SMTP reply as the server wrote it: '550 no such mailbox here'."""
+    return f"{code} {text.decode(errors='replace') if isinstance(text, bytes) else text}"
+
+
+def failure_reason(exc: Exception, settings: MailSettings) -> str:
+    """Why a send failed, in words a player can act on: the server's own answer when it gave one."""
+    import smtplib
+    import socket
+    import ssl
+
+    server = f"{settings.smtp_host}:{settings.smtp_port}"
+    if isinstance(exc, smtplib.SMTPResponseException):  # a refused sender, TLS required, a bad login …
+        return _answer(exc.smtp_code, exc.smtp_error)
+    if isinstance(exc, smtplib.SMTPNotSupportedError):
+        return f"{server} does not offer STARTTLS (choose --security tls or none in 'pbem mail setup')"
+    if isinstance(exc, ConnectionRefusedError):
+        return f"connection refused by {server}"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot find the server {settings.smtp_host}: {exc.strerror}"
+    if isinstance(exc, TimeoutError):
+        return f"no answer from {server}"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS with {server} failed: {exc.reason or exc}"
+    return f"{server}: {exc or type(exc).__name__}"
 
 
 # --------------------------------------------------------------------------------------- mailboxes

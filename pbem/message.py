@@ -24,6 +24,8 @@ HEX = re.compile(r"(?:[0-9a-f]{2})*")
 SIGNATURE_BEGIN = "# " + sshsig.BEGIN
 SIGNATURE_END = "# " + sshsig.END
 START = re.compile(r"^((?:> ?)*)pbem = 1[ \t]*$")
+BOM = "\ufeff"  # Windows editors start UTF-8 files with it; it is not part of the message
+TOML_ERROR_LINE = re.compile(r"at line (\d+)")
 
 # Field order and type of each kind (§3). Types: one, name, int, hex64, hex, time, text,
 # hexlist, orders. Optional fields are marked with '?'.
@@ -223,7 +225,17 @@ def parse(text: str | bytes) -> Message:
     if len(text.encode()) > MAX_BYTES + 1024:  # the body is checked exactly below; this bounds the armor
         raise UnreadableInput(f"message is {len(text.encode())} bytes, over the 64 KiB limit",
                               entry=hashlib.sha256(body).hexdigest())
-    fields = parse_fields(body, {"entry": hashlib.sha256(body).hexdigest()})
+    try:
+        fields = parse_fields(body, {"entry": hashlib.sha256(body).hexdigest()})
+    except UnreadableInput:
+        broken = _rewrapped_line(head)
+        if broken is None:
+            raise
+        width = max(len(line) for line in text.split("\n"))
+        raise UnreadableInput(
+            f"the message was re-wrapped at column {width} (line {broken} was broken in two), so it is no longer "
+            "the text that was signed: ask for it as an attachment, or turn off line wrapping in the mail client",
+            entry=hashlib.sha256(body).hexdigest()) from None
     context = {"kind": fields["type"], "entry": hashlib.sha256(body).hexdigest(), "seq": fields.get("seq"),
                "player": fields["player"]}
     if armor is None:
@@ -237,9 +249,32 @@ def parse(text: str | bytes) -> Message:
     return Message(body, blob, fields)
 
 
+def _rewrapped_line(head: str) -> int | None:
+    """The first line a mail client broke in two, if this text is TOML again once such lines are
+    joined: hard wrapping (not format=flowed) at a width under the 76 columns emitters use."""
+    lines = head.split("\n")
+    first = None
+    while True:
+        try:
+            tomllib.loads("\n".join(lines))
+            return first
+        except tomllib.TOMLDecodeError as exc:
+            at = TOML_ERROR_LINE.search(str(exc))
+            if at is None or int(at.group(1)) >= len(lines):
+                return None
+            index = int(at.group(1)) - 1
+            joined = lines[index] + " " + lines[index + 1]  # clients break at a space, and drop it
+            if len(joined) > MAX_COLUMNS + 1:  # no emitted line was that long: something else broke it
+                return None
+            lines[index:index + 2] = [joined]
+            first = first or index + 1
+        except RecursionError:
+            return None
+
+
 def find(text: str) -> list[Message]:
     """Every message in a text (a file, a mail body), quoted with '> ' or not; one per id."""
-    text = text.replace("\r\n", "\n")
+    text = text.replace("\r\n", "\n").removeprefix(BOM)
     lines = text.split("\n")
     found: dict[str, Message] = {}
     i = 0

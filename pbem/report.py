@@ -68,8 +68,9 @@ def draws_text(draws: list[dict]) -> Text:
     return text
 
 
-def log_view(rows: list[dict]):
-    table = Table(title="Log", title_justify="left")
+def log_view(rows: list[dict], more: str | None = None):
+    """The log as a table; `more` is a caption telling how to see the entries left out."""
+    table = Table(title="Log", title_justify="left", caption=more, caption_justify="left")
     table.add_column("seq", justify="right")
     table.add_column("player", style="player")
     table.add_column("time", style="dim")
@@ -78,8 +79,19 @@ def log_view(rows: list[dict]):
     table.add_column("id", style="id")
     for row in rows:
         orders = "; ".join(row["orders"]) or ("(uses only)" if row["uses"] else "(binds the first roll)")
-        table.add_row(str(row["seq"]), row["player"], row["time"][5:16].replace("T", " "), orders, draws_text(row["dice"]), _short(row["id"]))
+        dice = Text(f"waiting for reveals from {', '.join(row['waiting_for'])}", style="warn") \
+            if row.get("waiting_for") else draws_text(row["dice"])
+        when = row["time"][5:16].replace("T", " ")
+        table.add_row(str(row["seq"]), row["player"], when, orders, dice, _short(row["id"]))
     return table
+
+
+def left_out(rows: list[dict], head: int, command: str) -> str | None:
+    """For a log showing only its recent entries: which ones, and how to see the others."""
+    if head == 0 or rows and rows[0]["seq"] == 1:
+        return None
+    shown = f"Entries {rows[0]['seq']}–{head} of {head}" if rows else f"No entries: the log ends at seq {head}"
+    return f"{shown}. '{command} --last N' or '{command} --since SEQ' shows others ('--since 1': all of them)."
 
 
 def outcome_lines(report, summarise) -> Group:
@@ -101,6 +113,31 @@ def outcome_lines(report, summarise) -> Group:
         draws = [d.to_dict() for d in record.draws]
         lines.append(Text.assemble(("🎲 roll point of seq ", "bold"), (str(record.seq), "bold"), ": ", draws_text(draws)))
     return Group(*lines)
+
+
+def delivery_lines(posted: list) -> Group:
+    """Who got each mailed message, who did not and why, and what waits in the queue."""
+    lines = []
+    for item in posted:
+        message, delivery = item.message, item.delivery
+        what = message.type + (f" seq {message.seq}" if message.seq is not None else "")
+        if delivery.delivered:
+            lines.append(Text.assemble(("Mailed", "ok"), f" {what} to {', '.join(delivery.delivered)}"))
+        for recipient, reason in delivery.failed.items():
+            lines.append(Text.assemble(("Not delivered", "warn"), f" {what} to {recipient}: {reason}"))
+        if item.queued:
+            lines.append(Text(f"Queued in {item.queued.parent}: 'pbem send --retry' sends it again."))
+    return Group(*lines)
+
+
+def refusal_line(refusal) -> str:
+    """One line per refused mail: why, and whether it is marked read or left for the next run."""
+    text = f"refused mail {refusal.mail}: {refusal.error}"
+    proof = getattr(refusal.error, "proof", ())
+    if refusal.final and proof:
+        text += f"; proof of equivocation kept in forks/: {' and '.join(proof)}; the game is stopped"
+    verdict = "marked read: it can never apply" if refusal.final else "left unread: it may apply on a later run"
+    return f"{text} ({verdict})"
 
 
 def roll_view(explained: dict):

@@ -42,10 +42,22 @@ def alice_rolled(table, tmp):
     return path
 
 
+def alice_rolled_by_mail(table, tmp):
+    """alice's move, saved as one mail in an mbox, as a mail client exports it."""
+    path = alice_rolled(table, tmp)
+    mbox = table.root / "carol" / "inbox.mbox"
+    mbox.write_bytes(b"From alice@example.org Thu Jan  1 00:00:00 2026\nFrom: alice@example.org\n"
+                     b"To: carol@example.org\nSubject: [pbem] seq 1\nMessage-ID: <seq-1@example.org>\n\n"
+                     + Path(path).read_bytes())
+    return mbox
+
+
 SCENARIOS = {
     "apply": Scenario("carol", ["apply", "{entry}"], alice_rolled),
+    "inbox": Scenario("carol", ["inbox", "--mbox", "{entry}"], alice_rolled_by_mail),
     "apply --reveal": Scenario("bob", ["apply", "--reveal"], alice_rolled),
     "move": Scenario("alice", MOVE),
+    "resign": Scenario("alice", ["resign", "--reason", "called away"]),
 }
 
 

@@ -1,20 +1,37 @@
-"""Two players play a freeform game to the end purely by mail: `pbem move --send` through a real
-SMTP server on loopback (aiosmtpd) into each player's Maildir, and `pbem inbox --auto-reveal`."""
+"""Moves by mail through real servers on loopback: `pbem move --send` and `pbem send` through an
+SMTP server (aiosmtpd) into each player's Maildir, `pbem inbox` from a Maildir, an mbox or IMAP
+(dovecot).
+
+Two players play a freeform game to the end purely by mail; a send that does not reach everyone
+says why and exits 8 until `pbem send --retry` gets it through; the inbox names each refused mail,
+marks read only those that can never apply, and exits with the worst code.
+"""
 
 from __future__ import annotations
 
+import datetime
+import fcntl
 import json
 import mailbox
 import os
 import socket
+import ssl
 import subprocess
 import sys
+import tomllib
 from email import message_from_bytes, policy
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 
 from aiosmtpd import controller as aiosmtpd
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from helpers import Table, changes, copy_game, resign_edit, run_cli, setup_game, snapshot, write
+from pbem.message import Message
 
 pytest_plugins = ["imap_server"]  # the real IMAP server fixture (tests/imap_server.py)
 
@@ -77,6 +94,23 @@ class Player:
         return json.loads(self.run("inbox", "--maildir", str(self.maildir), "--auto-reveal", "--json").stdout)
 
 
+def tls_context(folder: Path) -> ssl.SSLContext:
+    """A server-side TLS context with a throwaway self-signed certificate for 127.0.0.1."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                                       serialization.PrivateFormat.PKCS8,
+                                                       serialization.NoEncryption()))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    return context
+
+
 def start(tmp_path, port):
     players = {name: Player(tmp_path, name, port) for name in ("alice", "bob")}
     for player in players.values():
@@ -118,7 +152,7 @@ def test_a_game_played_to_the_end_by_mail(tmp_path, smtp):
                                                                               "bob@example.test"]
     again = bob.inbox()  # his own reveal comes back to him (PROTOCOL §6): already in his log
     assert [o["status"] for outcomes in again["applied"].values() for o in outcomes] == ["duplicate"]
-    assert bob.inbox() == {"new_mails": 0, "skipped": 3, "rejected": [], "applied": {}, "reveals": []}
+    assert bob.inbox() == {"new_mails": 0, "skipped": 3, "refused": [], "applied": {}, "reveals": []}
     alice.inbox()
     assert json.loads(alice.run("show", "--json").stdout)["last_roll"]["purpose"] == "opening"
 
@@ -131,31 +165,75 @@ def test_a_game_played_to_the_end_by_mail(tmp_path, smtp):
     assert json.loads(bob.run("status", "--json").stdout)["step"]["result"] == "alice by a nose"
 
 
-def test_a_refused_recipient_stays_queued_until_retry(tmp_path, smtp):
+def test_retry_says_the_servers_answer_until_the_move_gets_through(tmp_path, smtp):
+    """Each failed send and --retry names who did not get the move and the server's answer, exits 8
+    and keeps the move queued; the retry that delivers it exits 0 and empties the queue."""
     controller, handler = smtp
     players = start(tmp_path, controller.port)
     alice, bob = players["alice"], players["bob"]
     handler.refuse.add(bob.address)
-    out = alice.run("move", "pass", "--send").stdout
-    assert "Not delivered to bob@example.test: 550 no such mailbox here" in out
+    sent = alice.run("move", "pass", "--send", code=8)
+    head = json.loads(alice.run("status", "--json").stdout)["head_id"]
+    assert "Not delivered move seq 1 to bob@example.test: 550 no such mailbox here" in sent.stdout
+    assert sent.stderr == (f"error: move {head[:12]} (seq 1), player alice: signed and stored, but not delivered "
+                           "to bob@example.test (550 no such mailbox here); queued in mailq/ for 'pbem send --retry'\n")
     assert len(list((alice.dir / "mailq").glob("*.eml"))) == 1
-    assert bob.inbox()["new_mails"] == 0
+
+    retried = alice.run("send", "--retry", code=8)
+    assert "Not delivered move seq 1 to bob@example.test: 550 no such mailbox here" in retried.stdout
+    strict = aiosmtpd.Controller(handler, hostname="127.0.0.1", port=free_port(), tls_context=tls_context(tmp_path),
+                                 require_starttls=True)
+    strict.start()
+    try:
+        alice.run("mail", "setup", "--address", alice.address, "--smtp-host", "127.0.0.1", "--smtp-port",
+                  str(strict.port), "--security", "none", cwd=tmp_path)
+        retried = alice.run("send", "--retry", code=8)
+        assert "to bob@example.test: 530 Must issue a STARTTLS command first" in retried.stdout
+    finally:
+        strict.stop()
+    retried = alice.run("send", "--retry", code=8)
+    assert f"to bob@example.test: connection refused by 127.0.0.1:{strict.port}" in retried.stdout
+    assert len(list((alice.dir / "mailq").glob("*.eml"))) == 1 and bob.inbox()["new_mails"] == 0
+
     handler.refuse.clear()
+    alice.run("mail", "setup", "--address", alice.address, "--smtp-host", "127.0.0.1", "--smtp-port",
+              str(controller.port), "--security", "none", cwd=tmp_path)
     retried = json.loads(alice.run("send", "--retry", "--json").stdout)
     assert retried[0]["delivered"] == [bob.address] and not list((alice.dir / "mailq").glob("*.eml"))
     assert bob.inbox()["new_mails"] == 1
     assert json.loads(bob.run("status", "--json").stdout)["head_seq"] == 1
 
 
-def test_an_unreachable_server_queues_the_move_and_writes_it(tmp_path, smtp):
+def test_a_send_that_reaches_nobody_exits_8(tmp_path, smtp):
     controller, _ = smtp
     players = start(tmp_path, controller.port)
     alice = players["alice"]
     controller.stop()
-    out = alice.run("move", "pass", "--send").stdout
-    assert "Not delivered to bob@example.test" in out and "pbem send --retry" in out
+    moved = alice.run("move", "pass", "--send", code=8)
+    assert f"Not delivered move seq 1 to bob@example.test: connection refused by 127.0.0.1:{controller.port}" \
+        in moved.stdout and "'pbem send --retry' sends it again" in moved.stdout
     assert json.loads(alice.run("status", "--json").stdout)["head_seq"] == 1  # signed and applied here
     assert len(list((alice.dir / "mailq").glob("*.eml"))) == 1
+    again = alice.run("send", "outbox/000001-move-alice.toml", code=8)
+    assert "signed and stored, but not delivered to bob@example.test (connection refused" in again.stderr
+
+
+def test_a_move_for_a_player_without_address_waits_for_it(tmp_path, smtp):
+    """`move --send` with no address for bob: the move is signed, stored and queued, the command says
+    so and how to send it (exit 8); once bob's address is recorded, --retry delivers it."""
+    controller, _ = smtp
+    players = start(tmp_path, controller.port)
+    alice, bob = players["alice"], players["bob"]
+    (alice.dir / "addresses.toml").write_text(f'alice = "{alice.address}"\n')
+    moved = alice.run("move", "pass", "--send", code=8)
+    assert "Not delivered move seq 1 to bob: no address yet: 'pbem mail address bob ADDRESS'" in moved.stdout
+    assert "signed and stored, but not delivered to bob (no address yet: 'pbem mail address bob ADDRESS'); " \
+           "queued in mailq/ for 'pbem send --retry'" in moved.stderr
+    assert json.loads(alice.run("status", "--json").stdout)["head_seq"] == 1
+    alice.run("mail", "address", "bob", bob.address)
+    assert "Mailed move seq 1 to bob@example.test" in alice.run("send", "--retry").stdout
+    assert not list((alice.dir / "mailq").glob("*.eml"))
+    assert bob.inbox()["new_mails"] == 1
 
 
 def test_inbox_reads_a_real_imap_server_once(tmp_path, smtp, imap_server):
@@ -190,3 +268,106 @@ def test_inbox_reads_an_mbox_export(tmp_path, smtp):
     first = json.loads(bob.run(*reading).stdout)
     assert [o["seq"] for outcomes in first["applied"].values() for o in outcomes] == [1]
     assert json.loads(bob.run(*reading).stdout)["new_mails"] == 0
+
+
+# ------------------------------------------------------------------ the inbox: what is refused, and why
+
+ROLL = [{"kind": "roll", "dice": "2d6", "purpose": "opening"}]
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory) -> Table:
+    """A started three-player game (helpers.setup_game); each test works on a copy."""
+    return setup_game(tmp_path_factory.mktemp("inbox-template"))
+
+
+def mail_of(message: Message, mail_id: str, *, text: str | None = None) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = f"{message.player}@example.test"
+    msg["To"] = "bob@example.test"
+    msg["Subject"] = f"[pbem err-game] {message.type} from {message.player}"
+    msg["Message-ID"] = f"<{mail_id}@example.test>"
+    msg.set_content(text if text is not None else message.stored().decode())
+    return bytes(msg)
+
+
+def maildir_with(folder: Path, *mails: bytes) -> Path:
+    box = mailbox.Maildir(str(folder), create=True)
+    for raw in mails:
+        box.add(raw)
+    return folder
+
+
+def handled(player) -> list[str]:
+    path = player.dir / "inbox.toml"
+    return tomllib.loads(path.read_text())["handled"] if path.exists() else []
+
+
+def test_inbox_names_both_entries_of_a_fork_and_exits_4(three, tmp_path, imap_server):
+    """bob's unattended inbox gets a second seq 1 by alice (a fork) and carol's reveal for the first:
+    exit 4, one line per mail; the fork's line names both entries and marks the mail read, the
+    reveal is left unread since it may apply once the players settle the fork."""
+    game = copy_game(three, tmp_path)
+    first = game.draft("alice", ROLL)
+    second = game.draft("alice", [{"kind": "note", "text": "another history"}, *ROLL])
+    game.deliver(write(tmp_path / "first.toml", first), ["alice", "bob", "carol"])
+    reveal, _ = game.reveal("carol", to=[])
+    imap_server.deliver(mail_of(second, "fork"))
+    imap_server.deliver(mail_of(reveal, "reveal"))
+    bob = game["bob"]
+    env = {**bob.env(), "PBEM_TEST_IMAP": imap_server.password}
+    reading = ["inbox", "--imap", imap_server.host, "--port", imap_server.port, "--security", "none",
+               "--user", imap_server.user, "--password-env", "PBEM_TEST_IMAP"]
+    code, out, err = run_cli(reading, bob.dir, env=env)
+    assert code == 4, (out, err)
+    fork_line, reveal_line = sorted(err.splitlines())
+    assert fork_line.startswith("error: refused mail <fork@example.test>: move ") and first.id in fork_line \
+        and second.id in fork_line and fork_line.endswith("(marked read: it can never apply)")
+    assert reveal_line == ("error: refused mail <reveal@example.test>: game: not applied: a fork in another mail "
+                           "stopped the game (left unread: it may apply on a later run)")
+    assert sorted(p.name for p in (bob.dir / "forks").iterdir()) == sorted(
+        f"move-alice-{m.id[:16]}.toml" for m in (first, second))
+    assert handled(bob) == ["<fork@example.test>"]
+    code, out, err = run_cli(reading, bob.dir, env=env)  # the game is still stopped: only the reveal again
+    assert code == 4 and err.count("\n") == 1 and "refused mail <reveal@example.test>" in err, (out, err)
+
+
+def test_inbox_marks_read_only_the_mails_that_can_never_apply(three, tmp_path):
+    """A forged move (exit 3) and a truncated one (exit 2) are each named on one line and marked read;
+    the inbox exits with the worst code, and the next run finds nothing new."""
+    game = copy_game(three, tmp_path)
+    move = game.draft("alice", ROLL)
+    forged = resign_edit(move, b"opening", b"closing", game["carol"].signer).decode()
+    truncated = move.stored().decode().split("# -----END")[0]
+    box = maildir_with(tmp_path / "mail", mail_of(move, "forged", text=forged),
+                       mail_of(move, "truncated", text=truncated))
+    bob = game["bob"]
+    before = snapshot(bob.dir)
+    code, out, err = bob.cli("inbox", "--maildir", box)
+    assert code == 3, (out, err)
+    forged_line, truncated_line = sorted(err.splitlines())
+    assert forged_line.startswith("error: refused mail <forged@example.test>: move ") \
+        and "player alice" in forged_line and forged_line.endswith("(marked read: it can never apply)")
+    assert truncated_line.startswith("error: refused mail <truncated@example.test>: ") \
+        and "truncated" in truncated_line and truncated_line.endswith("(marked read: it can never apply)")
+    assert changes(before, snapshot(bob.dir)) == {"added": ["inbox.toml"], "removed": [], "changed": []}
+    assert bob.cli("inbox", "--maildir", box) == (0, "0 new mail(s), 2 skipped\n", "")
+
+
+def test_inbox_leaves_a_mail_unread_while_the_game_is_locked(three, tmp_path):
+    game = copy_game(three, tmp_path)
+    move = game.draft("alice", ROLL)
+    box = maildir_with(tmp_path / "mail", mail_of(move, "move"))
+    bob = game["bob"]
+    before = snapshot(bob.dir)
+    with open(bob.dir / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another pbem at work in bob's directory
+        code, out, err = bob.cli("inbox", "--maildir", box)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    assert code == 6, (out, err)
+    assert err.startswith("error: refused mail <move@example.test>: ") and "locked" in err \
+        and err.endswith("(left unread: it may apply on a later run)\n") and err.count("\n") == 1
+    assert changes(before, snapshot(bob.dir)) == {"added": [], "removed": [], "changed": []}
+    code, out, err = bob.cli("inbox", "--maildir", box, "--json")
+    assert code == 0 and json.loads(out)["new_mails"] == 1, (out, err)
+    assert (bob.dir / "entries" / "000001.toml").read_bytes() == move.stored()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from email import policy, quoprimime
@@ -244,8 +245,19 @@ def v_flowed_delsp(text):
     return by_hand(lines, 'text/plain; charset="utf-8"; format="flowed"; delsp="yes"', eol="\r\n")
 
 
+def v_windows_editor(text):
+    """Saved by a Windows editor: a UTF-8 byte order mark first, CRLF line ends."""
+    return ("\ufeff" + text).replace("\n", "\r\n").encode()
+
+
+def v_attach_with_bom(text):
+    return attached(["\ufeff" + text], how="application/toml")
+
+
 VARIANTS = {
     "paste": v_paste,
+    "windows-editor": v_windows_editor,
+    "attachment-with-bom": v_attach_with_bom,
     "plain": v_plain,
     "reply-quoted": v_reply,
     "quoted-twice": v_quoted_twice,
@@ -426,6 +438,31 @@ def test_a_broken_mail_is_refused_and_changes_nothing(template, tmp_path, damage
             assert f"player {getattr(template, name).player}" in err  # names whose message it was
         assert changes(before, snapshot(player.dir)) == {"added": [], "removed": [], "changed": []}
         assert snapshot(player.home) == home_before
+
+
+def hard_wrapped(text: str, width: int = 72) -> bytes:
+    """A client that wraps long lines at `width` when it sends (not format=flowed), at the last space
+    that fits, as Outlook and many webmails do."""
+    lines = [piece for line in (INTRO + text + OUTRO).splitlines()
+             for piece in textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [""]]
+    assert max(len(line) for line in lines) == width
+    return by_hand(lines, "text/plain; charset=utf-8")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_mail_hard_wrapped_by_the_client_is_named_so(template, tmp_path, mode):
+    """Not a TOML error: the player learns the client re-wrapped the message, at which column."""
+    game = copy_game(template.table, tmp_path)
+    jobs, snapshots = [], []
+    for receiver, name in TARGETS.values():
+        player = game.players[receiver]
+        snapshots.append((player, snapshot(player.dir)))
+        jobs.append(apply_job(player, hard_wrapped(template.text(name)), mode, tmp_path))
+    for (code, out, err), (player, before) in zip(run_jobs(*jobs), snapshots):
+        assert code == 2, (code, out, err)
+        one_line_error(err)
+        assert "the message was re-wrapped at column 72 (line " in err and "was broken in two)" in err
+        assert changes(before, snapshot(player.dir)) == {"added": [], "removed": [], "changed": []}
 
 
 # ------------------------------------------------------------------------------ known bugs
