@@ -349,14 +349,14 @@ class Engine:
     def _check_link(self, message: Message, check_signature: bool) -> None:
         """§4: the game has started, the signer is a participant, and the entry extends this log."""
         context = message.context()
+        seq = message.fields["seq"]
+        if seq >= chain.CHAIN_LENGTH:  # never valid, so refused even before the game starts (§4)
+            raise UnreadableInput(f"a game holds at most {chain.CHAIN_LENGTH - 1} entries (PROTOCOL §8)",
+                                  field="seq", **context)
         if not self.started:
             raise Held(f"the game has not started: waiting for joins from {', '.join(self.missing_joins())}",
                        **context)
         member = self._signer(message, check_signature)
-        seq = message.fields["seq"]
-        if seq >= chain.CHAIN_LENGTH:
-            raise UnreadableInput(f"a game holds at most {chain.CHAIN_LENGTH - 1} entries (PROTOCOL §8)",
-                                  field="seq", **context)
         if seq > self.head_seq + 1:
             raise Held(f"this log ends at seq {self.head_seq}; seq {self.head_seq + 1} is missing", **context)
         if seq <= self.head_seq:
