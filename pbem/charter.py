@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 import tomllib
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 
 from .errors import UnreadableInput, UsageError
 from .keys import PublicKey
-from .message import NAME, HEX64, normalise
+from .message import BOM, NAME, HEX64, normalise
 
 DICE_POLICIES = ("all", "opponents", "referee", "open")
 ROLES = ("player", "referee", "observer")
@@ -45,8 +46,8 @@ class Charter:
     players: list[Member] = field(default_factory=list)
     text: str = ""  # exactly as received: the digest is over its normalised bytes
 
-    @property
-    def digest(self) -> str:
+    @functools.cached_property
+    def digest(self) -> str:  # read for every entry of a replay: computed once
         return hashlib.sha256(normalise(self.text)).hexdigest()
 
     @property
@@ -70,6 +71,8 @@ class Charter:
     def parse(cls, text: str, source: str = "game.toml") -> "Charter":
         def bad(why: str, key: str | None = None) -> UnreadableInput:
             return UnreadableInput(why, kind=f"charter {source}", field=key)
+
+        text = text.removeprefix(BOM)  # a charter saved by a Windows editor
 
         try:
             data = tomllib.loads(text)

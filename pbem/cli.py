@@ -210,7 +210,7 @@ def new(
     for item in table:
         name, _, file = item.partition("=")
         try:
-            tables[name] = tomllib.loads(Path(file).read_text())
+            tables[name] = tomllib.loads(Path(file).read_text(encoding="utf-8-sig"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise UsageError(f"cannot read table {file}: {exc}", field="--table") from None
     if out_path.exists():
@@ -308,8 +308,8 @@ def _parse_order(text: str) -> dict:
 
 def _orders_from_file(path: Path) -> list[dict]:
     try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a Windows editor may add a BOM
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"cannot read orders from {path}: {exc}", field="--file") from None
     orders = data.get("orders")
     if not isinstance(orders, list):
@@ -385,8 +385,8 @@ def move(
         if not send_now:
             out().print(f"Mail [bold]{path}[/bold] to the other players (and the reveals it uses, if you hold "
                         "them), or run 'pbem send' on it.")
-    game.announced()
     posted = _post(game, [message], quiet=as_json) if send_now else []
+    game.announced()  # after mailing: a run killed while sending names the move again
     if as_json:
         emit_json({"id": message.id, "seq": message.seq, "outbox": str(path), "orders": parsed,
                    "mailed": [_delivery_json(p) for p in posted], "finished": _finished_json(game)})
@@ -460,14 +460,16 @@ def apply(
         revealed, reveal_report = game.reveal(me, lambda: _signer(key, agent, game),
                                               fresh_machine_ok=not_revealed_elsewhere)
         report.rolls.extend(reveal_report.rolls)
+        game.completed_roll(reveal_report)
+        report.rolls.extend(r for r in reveal_report.rolls if r not in report.rolls)
     elif reveal and not files and not any(m.type == "reveal" for m in game.finished):
         raise UsageError(f"{me} owes no reveal now", player=me, field="--reveal")
     if as_json:
         emit_json(_apply_json(game, report, owed, revealed))
     else:
         _print_apply(game, report, owed, revealed)
-    game.announced()
     posted = _post(game, [revealed], quiet=as_json) if send_now and revealed else []
+    game.announced()  # after mailing: a run killed while sending names the reveal again
     _exit_for(report, posted)
 
 
@@ -479,9 +481,7 @@ def _accept_files(game, files: list[str]):
         raise unreadable[0][1]
     report = game.accept_batches(batches)
     report.refused[:0] = unreadable
-    resolved = game.current()[1] if any(o.status == "applied" for o in report.outcomes) else None
-    if resolved is not None and all(r.seq != resolved.seq for r in report.rolls):
-        report.rolls.append(resolved)
+    game.completed_roll(report)
     return report
 
 
@@ -511,16 +511,37 @@ def _print_apply(game, report, owed, revealed) -> None:
 
 
 def _exit_for(report, posted: list = ()) -> None:
-    """The worst of what happened: a mail not delivered (8), a refused source's own code, else 5 if
-    anything is held."""
+    """Each refused source on its own line, then the worst of what happened (SEVERITY)."""
     from . import console
 
     for source, error in report.refused:
         console.stderr().print(f"error: refused {source}: {error}", markup=False, highlight=False)
-    _check_delivered(list(posted))
     codes = [error.exit_code for _, error in report.refused] + ([5] if report.held else [])
+    _exit_worst(codes, posted)
+
+
+def _exit_worst(codes: list[int], posted: list) -> None:
+    """Exit with the worst code; a mail not delivered is one more line (exit 8)."""
+    from .errors import NotDelivered
+
+    try:
+        _check_delivered(list(posted))
+    except NotDelivered as exc:
+        if not codes:
+            raise
+        _print_error(exc)
+        codes.append(exc.exit_code)
     if codes:
-        raise typer.Exit(max(codes))
+        raise typer.Exit(worst(codes))
+
+
+# Worst first: a fork or a forgery outranks a disk or usage error, any refusal outranks mail not
+# delivered, and a message held for a predecessor (which will come) is the mildest.
+SEVERITY = (4, 3, 7, 6, 2, 1, 8, 5)
+
+
+def worst(codes: list[int]) -> int:
+    return min(codes, key=lambda code: SEVERITY.index(code) if code in SEVERITY else -1)
 
 
 @app.command("resign")
@@ -674,6 +695,9 @@ def inbox_cmd(
         [Game(p.parent) for p in sorted(root.glob("*/me.toml")) if (p.parent / "game.toml").exists()]
     for game in games:
         game.dir.require(player=True)  # the inbox writes: only into a directory someone plays from
+    by_dir = {str(game.dir.root): game for game in games}
+    for game in games:
+        game.announce_later = True  # own messages leave journal/ once this run has said to mail them
     if not games:
         raise UsageError(f"no game in {root} or the directories below it", field="--game")
     if maildir:
@@ -703,16 +727,18 @@ def inbox_cmd(
         for directory, applied in report.applied.items():
             if applied.outcomes or applied.dropped:
                 out().print(f"[bold]{directory}[/bold]")
-                out().print(reports.outcome_lines(applied, games[0].ruleset.summary))
+                out().print(reports.outcome_lines(applied, by_dir[directory].ruleset.summary))
         if posted:
             out().print(reports.delivery_lines(posted), soft_wrap=True)
         out().print(f"{report.new_mails} new mail(s), {report.skipped} skipped")
+        for game in games:
+            _say_finished(game)
+    for game in games:
+        game.announced()
     for refusal in report.refused:
         console.stderr().print(f"error: {reports.refusal_line(refusal)}", markup=False, highlight=False)
-    exchange.check_delivered(posted)  # exit 8, the worst there is
     codes = [r.error.exit_code for r in report.refused] + [5 for r in report.applied.values() if r.held]
-    if codes:
-        raise typer.Exit(max(codes))
+    _exit_worst(codes, posted)
 
 
 # ------------------------------------------------------------------------------------- inspection

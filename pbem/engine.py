@@ -376,8 +376,8 @@ class Engine:
         by_witness = {reveal.player: reveal for reveal in reveals}
         missing = [w for w in self.roll.witnesses if w not in by_witness]
         if missing:
-            raise IllegalOrder(f"uses lacks the reveal of {', '.join(missing)} for seq {self.roll.seq}",
-                               rule="PROTOCOL §5", field="uses", **message.context())
+            raise UnreadableInput(f"uses lacks the reveal of {', '.join(missing)} for seq {self.roll.seq} "
+                                  "(PROTOCOL §5)", field="uses", **message.context())
         for reveal in reveals:
             self.check_reveal(reveal)
         return [self.resolve_with(by_witness)]
@@ -420,16 +420,21 @@ class Engine:
 
     def _gather_uses(self, message: Message, fetch) -> list[Message]:
         """The side messages an entry consumes (§5): each here, in order, at most one per signer and
-        kind, each a reveal for the open roll point or a resign no earlier entry consumed."""
+        kind, each a reveal for the open roll point or a resign no earlier entry consumed. Those at
+        hand are checked before the entry is held for the others: one that can never be used refuses
+        it at once."""
         context = dict(message.context(), field="uses")
-        used = []
-        for used_id in message.uses:
-            side = fetch(used_id)
-            if side is None:
-                raise Held(f"uses {used_id[:12]}, which has not arrived", **context)
-            used.append(side)
+        found = {used_id: fetch(used_id) for used_id in message.uses}
+        used = [side for side in found.values() if side is not None]
+        self._check_each_use(used, context)
+        missing = [used_id for used_id, side in found.items() if side is None]
+        if missing:
+            raise Held(f"uses {missing[0][:12]}, which has not arrived", **context)
         if [u.id for u in used] != [u.id for u in sorted(used, key=self._use_order)]:
             raise UnreadableInput("uses must be in roster order, then reveal, seal, unseal, resign", **context)
+        return used
+
+    def _check_each_use(self, used: list[Message], context: dict) -> None:
         slots = set()
         for side in used:
             what = f"{side.player}'s {side.type} {side.id[:12]}"
@@ -444,7 +449,6 @@ class Engine:
                                   f"{where}", **context)
             if side.type == "resign" and side.player in self.resigned:
                 raise ChainBroken(f"uses {what}, which an earlier entry consumed", **context)
-        return used
 
     def _reveals_open_roll(self, reveal: Message) -> bool:
         roll = self.roll

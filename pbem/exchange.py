@@ -215,6 +215,7 @@ def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = Fals
         if any(isinstance(r.error, (Locked, DiskError)) for r in refused):
             continue  # nothing of this game can be written now: every mail of it waits for the next run
         if applied is not None:
+            game.completed_roll(applied)
             report.applied[str(game.dir.root)] = applied
         later = {r.mail for r in refused if not r.final}
         read = [key for key, _ in batch if key not in later] + unreadable
@@ -226,7 +227,9 @@ def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = Fals
 
 
 def _answer_as_witness(game: Game, signer_factory: Callable, settings, report: InboxReport) -> None:
-    """--auto-reveal: mail a reveal an interrupted run stored but never sent, then any reveal owed now."""
+    """--auto-reveal: mail a reveal an interrupted run stored but never sent, then any reveal owed now.
+    Each stays in journal/ until it was mailed or queued, so a run killed while sending resends it."""
+    game.announce_later = True
     game.finish_interrupted()
     unsent = [m for m in game.finished if m.type == "reveal"]
     me = game.identity.player if game.identity else None
@@ -235,6 +238,7 @@ def _answer_as_witness(game: Game, signer_factory: Callable, settings, report: I
         unsent.append(revealed)
     for message in unsent:
         report.reveals.append(post(game, message, settings) if settings else message)
+    game.announced()
 
 
 def _apply(game: Game, batch: list[tuple[str, list[Message]]]) -> tuple[ApplyReport, list[Refusal]]:

@@ -26,7 +26,7 @@ from .engine import Engine, RollPoint, RollRecord
 from .errors import (BadSignature, ChainBroken, DiskError, Held, Locked, NotOfThisGame, PbemError,
                      UnreadableInput, UsageError)
 from .keys import FileSigner, Signer, app_dir
-from .log import IDENTITY, GameDir, atomic_write, disk_error, remove
+from .log import IDENTITY, GameDir, atomic_write, disk_error, remove, sweep_temp_files
 from .message import Message, check_order, emit_body, parse_fields, sign
 
 CACHE = "state.toml"
@@ -123,6 +123,7 @@ class SeedStore:
                     if time.monotonic() > deadline:
                         raise Locked(f"the reveal record in {self.folder} is locked by another pbem") from None
                     time.sleep(0.05)
+            sweep_temp_files(self.folder)
             yield
         finally:
             os.close(fd)
@@ -214,6 +215,9 @@ class Game:
                 present = {m.player for m in here if m.type == "reveal" and m.fields["seq"] == seq}
                 if present >= set(witnesses):
                     found.update((m.id, m) for m in self.dir.side_messages(""))
+                    if message_id not in found:  # an entry's id, named where a side message belongs?
+                        entries = (self.dir.entry(n) for n in range(1, self.dir.last_seq() + 1))
+                        found.update((m.id, m) for m in entries if m is not None)
             return found.get(message_id)
 
         return fetch
@@ -291,9 +295,23 @@ class Game:
             resigns = self._resign_messages()
             if any(getattr(resigns.get(i), "player", None) != p for p, (i, _) in data["resigned"].items()):
                 return None
+            named = {i for i, _ in data["resigned"].values()}
+            if any(not self._unconsumed(r, seq) for r in resigns.values() if r.id not in named):
+                return None
             return Engine.from_cache(self.charter, self.ruleset, data, head, joins, last_reveals)
         except (PbemError, KeyError, TypeError, ValueError, AttributeError):
             return None
+
+    def _unconsumed(self, resign: Message, head_seq: int) -> bool:
+        """No entry from the resigner's head (`at`) up to ours uses this resign. Usually none or one
+        entry to read: the next entry consumes a resign."""
+        for seq in range(head_seq, 0, -1):
+            entry = self.dir.entry(seq)
+            if entry is None or resign.id in entry.uses:
+                return False
+            if entry.id == resign.fields["at"]:
+                return True
+        return True
 
     def _used_by(self, side_id: str, seq: int) -> bool:
         """Does the stored entry at seq list this side message in its uses?"""
@@ -318,6 +336,15 @@ class Game:
             if message is not None:
                 found[witness] = message
         return found
+
+    def completed_roll(self, report: ApplyReport) -> None:
+        """If what was just stored brought a roll point's last reveal, add its dice to the report:
+        everyone sees them at once."""
+        if not any(o.status == "applied" for o in report.outcomes):
+            return
+        record = self.current()[1]
+        if record is not None and all(r.seq != record.seq for r in report.rolls):
+            report.rolls.append(record)
 
     def current(self) -> tuple[Engine, RollRecord | None]:
         """The game as players see it now: the head, with the open roll resolved if all revealed."""
@@ -412,6 +439,9 @@ class Game:
             combined.outcomes += one.outcomes
             combined.rolls += one.rolls
             combined.dropped += one.dropped
+        for outcome in combined.held:  # a later source may have brought what it waited for
+            if self._is_stored(outcome.message):
+                outcome.status, outcome.detail = "applied", ""
         return combined
 
     def _accept_locked(self, incoming: list[Message]) -> ApplyReport:

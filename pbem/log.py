@@ -108,6 +108,15 @@ def remove(path: Path) -> None:
         raise disk_error(exc, "remove", path) from None
 
 
+def sweep_temp_files(folder: Path) -> None:
+    """Temporary files a killed pbem left in a folder; call it under the folder's lock, where no live
+    writer owns one."""
+    with os.scandir(folder) as names:
+        for item in names:
+            if item.name.startswith(TEMP_PREFIX):
+                remove(Path(item.path))
+
+
 def nearest_game_dirs(start: Path) -> list[Path]:
     """Game directories (a charter and a me.toml) below `start` (two levels) or above it, nearest first."""
     start = start.resolve()
@@ -180,12 +189,8 @@ class GameDir:
             os.close(fd)
 
     def _sweep_temp_files(self) -> None:
-        """Temporary files a killed pbem left behind; under the lock no live writer owns one."""
         for folder in [self.root] + [d for d in self.root.iterdir() if d.is_dir()]:
-            with os.scandir(folder) as names:
-                for item in names:
-                    if item.name.startswith(TEMP_PREFIX):
-                        remove(Path(item.path))
+            sweep_temp_files(folder)
 
     # ----------------------------------------------------------------- paths
 

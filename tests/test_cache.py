@@ -119,3 +119,19 @@ def test_the_cache_serves_a_head_that_opened_a_roll(tmp_path, monkeypatch, dice)
     assert engine.ruleset.dump(engine.state) == expected
     if dice == "open":
         assert engine.roll is None and json.dumps(expected).count("2d6") >= 1
+
+
+def test_a_cache_that_forgets_a_used_resign_is_not_trusted(table):
+    """Audit of hardening 2: carol's resign is used by seq 1; bob's cache then claims nobody resigned.
+    A move must not use the resign again: the cache is replayed over."""
+    resign, _ = table["carol"].game().resign("carol", table["carol"].signer, "moving house")
+    table.deliver(table["carol"].outbox(resign), ["alice", "bob"])
+    table.move("alice", [{"kind": "note", "text": "so be it"}, {"kind": "pass"}], to=["bob"])
+    bob = table["bob"]
+    assert bob.cli("status")[0] == 0
+    tamper(bob.dir / "state.toml", resigned={})
+    rc, out, err = bob.cli("move", "note text=onward", "pass")
+    assert rc == 0, err
+    entry = bob.game().dir.entry(2)
+    assert resign.id not in entry.uses
+    assert table["alice"].cli("apply", str(bob.dir / "outbox" / "000002-move-bob.toml"))[0] == 0

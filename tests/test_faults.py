@@ -144,6 +144,7 @@ def test_every_fault_point_recovers(template, tmp_path, name):
             else:
                 assert (head, outbox) == (want[1], want[2]), label
             assert leftovers(player.dir) == [], label
+            assert not list(player.home.rglob(".tmp-*")), label  # the reveal record's folder too
             shutil.rmtree(where)
 
 

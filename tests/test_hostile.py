@@ -256,3 +256,23 @@ def test_resigning_twice_is_refused_not_proof_against_oneself(table):
     err = one_line(alice.cli("resign", "--reason", "really"), 2)
     assert "you have already resigned" in err and "outbox/resign-alice.toml" in err
     assert changes(before, snapshot(alice.dir)) == {"added": [], "removed": [], "changed": []}
+
+
+def test_an_entry_is_refused_for_a_consumed_reveal_even_beside_an_unknown_id(table, tmp_path):
+    """Audit of hardening 5: the id that has not arrived no longer hides one that never can be used."""
+    m1, _ = table.move("alice", ROLL)
+    table.reveal_all()
+    m2, _ = table.move("bob", ROLL)
+    reveals = {name: table.reveal(name)[0] for name in ("alice", "carol")}
+    carol_dir = table["carol"].game().dir
+    stale = carol_dir.read_message(carol_dir.reveal_path("carol", 1))
+    bad = entry(table, "carol", 3, m2.id, [reveals["alice"].id, "ab" * 32, stale.id])
+    err = one_line(table["alice"].cli("apply", str(write(tmp_path / "bad.toml", bad.stored()))), 4)
+    assert "for seq 1" in err and "field 'uses'" in err
+
+
+def test_an_entry_naming_an_entry_in_its_uses_is_refused(table, tmp_path):
+    m1, _ = table.move("alice", [{"kind": "note", "text": "x"}, {"kind": "pass"}])
+    bad = entry(table, "bob", 2, m1.id, [m1.id], [{"kind": "pass"}])
+    err = one_line(table["carol"].cli("apply", str(write(tmp_path / "bad.toml", bad.stored()))), 2)
+    assert "no entry consumes a move message" in err

@@ -134,3 +134,49 @@ def test_apply_prints_the_dice_when_it_brings_the_last_reveal(table):
     rc, out, err = table["alice"].cli("apply", str(carol_reveal))
     assert rc == 0, err
     assert "roll point of seq 1" in out and "d6→" in out
+
+
+def test_a_batch_reports_what_a_later_file_completed(table, tmp_path):
+    """Audit of hardening 12: bob's reveal arrives before alice's entry in one batch with a forged
+    file; the reveal ends applied (not 'held'), and the forgery's exit 3 is not hidden by a 5."""
+    first, entry_path = table.move("alice", ROLL, to=[])
+    table.deliver(entry_path, ["bob"])
+    _, reveal_path = table.reveal("bob", to=[])
+    forged = write(tmp_path / "forged.toml", entry_path.read_bytes().replace(b"2d6", b"3d6"))
+    carol = table["carol"]
+    rc, out, err = carol.cli("apply", str(forged), str(reveal_path), str(entry_path))
+    assert rc == 3, (rc, out, err)
+    assert "held" not in out and "applied reveal seq 1 by bob" in out
+    assert (carol.dir / "side" / "reveal-bob-000001.toml").exists()
+    assert not (carol.dir / "held").exists() or not list((carol.dir / "held").iterdir())
+
+
+def test_files_saved_with_a_byte_order_mark_are_read(table, tmp_path):
+    """Audit of hardening 13: orders, tables and the charter, as a Windows editor saves them."""
+    bom = "\ufeff"
+    orders = tmp_path / "orders.toml"
+    orders.write_text(bom + '[[orders]]\nkind = "note"\ntext = "from windows"\n\n[[orders]]\nkind = "pass"\n',
+                      encoding="utf-8")
+    alice = table["alice"]
+    rc, out, err = alice.cli("move", "--file", str(orders))
+    assert rc == 0, err
+    table_file = tmp_path / "morale.toml"
+    table_file.write_text(bom + '"2-6" = "breaks"\n"7-12" = "holds"\n', encoding="utf-8")
+    rc, out, err = run_cli(["new", "bom-game", "--player", f"alice={alice.key}.pub", "--table",
+                            f"morale={table_file}", "--out", str(tmp_path / "bom.toml")], tmp_path, home=alice.home)
+    assert rc == 0, err
+    charter = tmp_path / "bom.toml"
+    charter.write_text(bom + charter.read_text(), encoding="utf-8")
+    rc, out, err = run_cli(["join", str(charter), "--dir", str(tmp_path / "bom-game"), "--key", str(alice.key)],
+                           tmp_path, home=tmp_path / "bom-home")
+    assert rc == 0, err
+    assert run_cli(["status"], tmp_path / "bom-game", home=tmp_path / "bom-home")[0] == 0
+
+
+def test_your_own_reveal_that_completes_the_roll_shows_the_dice(table):
+    """Audit of hardening 13: the witness whose reveal is the last sees the dice at once."""
+    first, _ = table.move("alice", ROLL)
+    _, bob_reveal = table.reveal("bob", to=["carol"])
+    rc, out, err = table["carol"].cli("apply", "--reveal")
+    assert rc == 0, err
+    assert "roll point of seq 1" in out and "d6→" in out

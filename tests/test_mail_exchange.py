@@ -371,3 +371,34 @@ def test_inbox_leaves_a_mail_unread_while_the_game_is_locked(three, tmp_path):
     code, out, err = bob.cli("inbox", "--maildir", box, "--json")
     assert code == 0 and json.loads(out)["new_mails"] == 1, (out, err)
     assert (bob.dir / "entries" / "000001.toml").read_bytes() == move.stored()
+
+
+def test_a_move_killed_while_mailing_is_named_by_the_next_command(tmp_path, smtp):
+    """A server that takes the connection and never answers; `move --send` is killed while it waits.
+    The move is stored, and the next `status` says to mail it: nothing is lost silently."""
+    import socket
+    import time
+
+    controller, _ = smtp
+    players = start(tmp_path, controller.port)
+    alice = players["alice"]
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)
+    alice.run("mail", "setup", "--address", alice.address, "--smtp-host", "127.0.0.1", "--smtp-port",
+              str(silent.getsockname()[1]), "--security", "none", cwd=tmp_path)
+    try:
+        moving = subprocess.Popen([sys.executable, "-m", "pbem.cli", "move", "pass", "--send"], cwd=alice.dir,
+                                  env=alice.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while not (alice.dir / "outbox" / "000001-move-alice.toml").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        moving.kill()
+        moving.wait(timeout=30)
+    finally:
+        silent.close()
+    said = alice.run("status")
+    assert "Finished an interrupted command: your move for seq 1 is stored; mail" in said.stdout
+    assert "outbox/000001-move-alice.toml" in said.stdout
+    assert "Finished" not in alice.run("status").stdout  # said once, then it is the player's
