@@ -121,6 +121,18 @@ def test_a_lone_reveal_naming_another_entry_stops_nothing(table, tmp_path):
 
 # ---------------------------------------------------------------------------- 5. never valid
 
+def seq_2_revealed(table):
+    """Seq 1 and 2 rolled, every witness revealed for both: seq 2, alice's reveal for it, and carol's
+    reveal for seq 1 (which seq 2 consumed)."""
+    table.move("alice", ROLL)
+    table.reveal_all()
+    m2, _ = table.move("bob", ROLL)
+    alice_reveal = table.reveal("alice")[0]
+    table.reveal("carol")
+    carol_dir = table["carol"].game().dir
+    return m2, alice_reveal, carol_dir.read_message(carol_dir.reveal_path("carol", 1))
+
+
 def test_a_reveal_beyond_the_seq_cap_is_refused_not_held(table, tmp_path):
     """Hardening 5: a reveal for a seq no game reaches (§8: 65,535 entries) can never apply."""
     table.move("alice", ROLL)
@@ -136,13 +148,8 @@ def test_a_reveal_beyond_the_seq_cap_is_refused_not_held(table, tmp_path):
 def test_an_entry_using_a_consumed_reveal_is_refused_not_held(table, tmp_path):
     """Hardening 5: the uses of seq 3 name carol's reveal for seq 1, which seq 2 consumed; every
     witness of seq 2 has revealed, so no arrival could make it valid."""
-    m1, _ = table.move("alice", ROLL)
-    table.reveal_all()
-    m2, _ = table.move("bob", ROLL)
-    reveals = {name: table.reveal(name)[0] for name in ("alice", "carol")}
-    carol_dir = table["carol"].game().dir
-    stale = carol_dir.read_message(carol_dir.reveal_path("carol", 1))
-    bad = entry(table, "carol", 3, m2.id, [reveals["alice"].id, stale.id])
+    m2, alice_reveal, stale = seq_2_revealed(table)
+    bad = entry(table, "carol", 3, m2.id, [alice_reveal.id, stale.id])
     alice = table["alice"]
     before = snapshot(alice.dir)
     err = one_line(alice.cli("apply", str(write(tmp_path / "bad.toml", bad.stored()))), 4)
@@ -260,13 +267,8 @@ def test_resigning_twice_is_refused_not_proof_against_oneself(table):
 
 def test_an_entry_is_refused_for_a_consumed_reveal_even_beside_an_unknown_id(table, tmp_path):
     """Audit of hardening 5: the id that has not arrived no longer hides one that never can be used."""
-    m1, _ = table.move("alice", ROLL)
-    table.reveal_all()
-    m2, _ = table.move("bob", ROLL)
-    reveals = {name: table.reveal(name)[0] for name in ("alice", "carol")}
-    carol_dir = table["carol"].game().dir
-    stale = carol_dir.read_message(carol_dir.reveal_path("carol", 1))
-    bad = entry(table, "carol", 3, m2.id, [reveals["alice"].id, "ab" * 32, stale.id])
+    m2, alice_reveal, stale = seq_2_revealed(table)
+    bad = entry(table, "carol", 3, m2.id, [alice_reveal.id, "ab" * 32, stale.id])
     err = one_line(table["alice"].cli("apply", str(write(tmp_path / "bad.toml", bad.stored()))), 4)
     assert "for seq 1" in err and "field 'uses'" in err
 
