@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from .errors import UnreadableInput, UsageError
 from .keys import PublicKey
-from .message import BOM, NAME, HEX64, normalise
+from .message import BOM, HEX64, NAME, normalise
 
 DICE_POLICIES = ("all", "opponents", "referee", "open")
 ROLES = ("player", "referee", "observer")
@@ -64,11 +64,18 @@ class Charter:
     def position(self, player_id: str) -> int:
         return next(i for i, m in enumerate(self.players) if m.id == player_id)
 
+    def seat(self, player_id: str) -> Member:
+        """The roster entry of a player the caller knows is in the roster."""
+        member = self.member(player_id)
+        if member is None:
+            raise UsageError(f"{player_id} is not in the roster of {self.game}", player=player_id, field="players")
+        return member
+
     def member_by_key(self, public: PublicKey) -> Member | None:
         return next((m for m in self.players if m.pubkey.raw == public.raw), None)
 
     @classmethod
-    def parse(cls, text: str, source: str = "game.toml") -> "Charter":
+    def parse(cls, text: str, source: str = "game.toml") -> Charter:
         def bad(why: str, key: str | None = None) -> UnreadableInput:
             return UnreadableInput(why, kind=f"charter {source}", field=key)
 
@@ -121,10 +128,10 @@ class Charter:
             if role not in ROLES:
                 raise bad(f"role must be one of {', '.join(ROLES)}", f"{where}.role")
             try:
-                key = PublicKey.parse(str(entry.get("pubkey", "")), field=f"{where}.pubkey")
+                pubkey = PublicKey.parse(str(entry.get("pubkey", "")), field=f"{where}.pubkey")
             except UsageError as exc:
                 raise bad(exc.message, f"{where}.pubkey") from None
-            players.append(Member(pid, tuple(sides), key, role))
+            players.append(Member(pid, tuple(sides), pubkey, role))
         ids = [m.id for m in players]
         if len(set(ids)) != len(ids):
             raise bad("a player id appears twice", "players")
@@ -142,7 +149,7 @@ class Charter:
     @classmethod
     def create(cls, *, game: str, ruleset: str, version: str, scenario: str, dice: str,
                reveal_hours: int, move_hours: int, options: dict, tables: dict,
-               players: list[Member]) -> "Charter":
+               players: list[Member]) -> Charter:
         """A new charter with a fresh nonce, written in the key order of §4 and parsed back."""
         import tomli_w
 

@@ -8,7 +8,7 @@ import shlex
 import sys
 import tomllib
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -273,8 +273,8 @@ def join_cmd(
     Compare the fingerprints it prints with the other players before you mail outbox/join-*.toml to
     all of them; 'pbem apply' their joins. The game starts when every participant has joined.
     """
-    from .game import join
     from .charter import Charter
+    from .game import join
 
     signer = _signer(key, agent)
     game, message = join(charter, directory, signer, as_player=as_player,
@@ -411,11 +411,12 @@ def _say_finished(game) -> None:
                     + f" is stored; mail [bold]{game.dir.outbox_path(message)}[/bold] to every player.")
 
 
-def _read_batches(files: list[str]) -> tuple[list, list]:
+def _read_batches(files: list[str]) -> tuple[list, list[tuple[str, PbemError]]]:
     """Each file's messages as one batch; a file that cannot be read is refused on its own."""
     from .game import read_messages
 
-    batches, refused = [], []
+    batches: list = []
+    refused: list[tuple[str, PbemError]] = []
     for name in files:
         try:
             raw = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
@@ -510,7 +511,7 @@ def _print_apply(game, report, owed, revealed) -> None:
         out().print(f"[warn]You witness the roll of seq {owed.seq}:[/warn] run 'pbem apply --reveal' to reveal.")
 
 
-def _exit_for(report, posted: list = ()) -> None:
+def _exit_for(report, posted: tuple | list = ()) -> None:
     """Each refused source on its own line, then the worst of what happened (SEVERITY)."""
     from . import console
 
@@ -520,7 +521,7 @@ def _exit_for(report, posted: list = ()) -> None:
     _exit_worst(codes, posted)
 
 
-def _exit_worst(codes: list[int], posted: list) -> None:
+def _exit_worst(codes: list[int], posted: tuple | list) -> None:
     """Exit with the worst code; a mail not delivered is one more line (exit 8)."""
     from .errors import NotDelivered
 
@@ -704,7 +705,7 @@ def inbox_cmd(
         mails = mail.read_maildir(maildir)
     elif mbox:
         mails = mail.read_mbox(mbox)
-    else:
+    elif imap:
         mails = mail.read_imap(imap, port or (993 if security == "tls" else 143), user,
                                os.environ.get(password_env), folder, security)
     settings = mail.MailSettings.load(keys.app_dir()) if auto_reveal else None
@@ -960,16 +961,16 @@ def rules_cmd(game: Optional[str] = typer.Argument(None, help="A ruleset id, e.g
     from . import ruleset as rulesets
 
     if game is None:
-        data = {name: {"title": rulesets.load(name).title, "version": rulesets.load(name).version}
-                for name in sorted(rulesets.available())}
+        installed = {name: {"title": rulesets.load(name).title, "version": rulesets.load(name).version}
+                     for name in sorted(rulesets.available())}
         if as_json:
-            emit_json(data)
+            emit_json(installed)
             return
-        for name, info in data.items():
+        for name, info in installed.items():
             out().print(f"[bold]{name}[/bold] {info['version']}: {info['title']}")
         return
     rules = rulesets.load(game)
-    data = {
+    data: dict[str, Any] = {
         "id": rules.id, "version": rules.version, "title": rules.title, "scenarios": rules.scenarios(),
         "options": {k: {"default": o.default, "rule": o.rule, "help": o.help} for k, o in rules.options.items()},
     }
@@ -1024,9 +1025,10 @@ def main() -> None:
     except Exception as exc:
         # Command-line usage errors from typer's click (vendored or not): shown as click shows them.
         show = getattr(exc, "show", None)
-        if callable(show) and isinstance(getattr(exc, "exit_code", None), int):
+        exit_code = getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(exit_code, int):
             show()
-            sys.exit(exc.exit_code)
+            sys.exit(exit_code)
         raise
     sys.exit(code if isinstance(code, int) else 0)
 

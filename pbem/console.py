@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 THEME = {
     "ok": "green",
@@ -15,7 +15,7 @@ THEME = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def stdout():
     from rich.console import Console
     from rich.theme import Theme
@@ -23,7 +23,7 @@ def stdout():
     return Console(theme=Theme(THEME), highlight=False)
 
 
-@lru_cache(maxsize=None)
+@cache
 def stderr():
     from rich.console import Console
     from rich.theme import Theme

@@ -9,6 +9,7 @@ for the CLI to print.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from pathlib import Path
@@ -16,7 +17,8 @@ from pathlib import Path
 from rich.rule import Rule
 from rich.text import Text
 
-from . import keys, ruleset as rulesets
+from . import keys
+from . import ruleset as rulesets
 from .charter import Charter, Member
 from .errors import ChainBroken, IllegalOrder, UsageError
 from .game import Game, join, read_messages, status
@@ -75,7 +77,8 @@ def run(which: str = "freeform", keep: Path | None = None):
         for name in signers:
             game, message = join(host_copy, root / name / "game", signers[name], home=root / name / "home")
             games[name] = game
-            joins.append(game.dir.outbox_path(message))
+            if message is not None:  # every demo player takes part
+                joins.append(game.dir.outbox_path(message))
             yield Text(f"{name} joins in {game.dir.root}  ({signers[name].public.fingerprint()})")
         for path in joins:
             _deliver(path, list(games.values()))
@@ -103,7 +106,7 @@ def run(which: str = "freeform", keep: Path | None = None):
             for name, witness_game in games.items():
                 if witness_game.owed_reveal(name) is None:
                     continue
-                reveal, _ = witness_game.reveal(name, lambda name=name: signers[name])
+                reveal, _ = witness_game.reveal(name, functools.partial(signers.__getitem__, name))
                 _deliver(witness_game.dir.outbox_path(reveal), [g for n, g in games.items() if n != name])
                 yield Text(f"   {name} reveals for seq {reveal.seq}", style="dim")
             _, record = game.current()
@@ -114,7 +117,7 @@ def run(which: str = "freeform", keep: Path | None = None):
         heads = {name: g.replay().head_id for name, g in games.items()}
         if len(set(heads.values())) != 1:
             raise ChainBroken(f"the demo's logs diverged: {heads}")
-        yield Text(f"verified in all {len(games)} directories; every log ends at {heads[host][:16]}…",
+        yield Text(f"verified in all {len(games)} directories; every log ends at {(heads[host] or '')[:16]}…",
                    style="green")
         from . import report as reports
 

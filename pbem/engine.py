@@ -12,11 +12,11 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from . import chain, ruleset as rules
+from . import chain
+from . import ruleset as rules
 from .charter import Charter
 from .dice import Dice, Draw, Stream
-from .errors import (BadSignature, ChainBroken, Held, IllegalOrder, NotOfThisGame, UnreadableInput,
-                     UsageError)
+from .errors import BadSignature, ChainBroken, Held, IllegalOrder, NotOfThisGame, UnreadableInput, UsageError
 from .message import Message
 
 SIDE_RANK = {"reveal": 0, "seal": 1, "unseal": 2, "resign": 3}  # §5: order within one signer
@@ -123,7 +123,7 @@ class Engine:
 
     @classmethod
     def from_cache(cls, charter: Charter, ruleset, data: dict, head: Message, joins: list[Message],
-                   last_reveals: list[Message]) -> "Engine":
+                   last_reveals: list[Message]) -> Engine:
         """The replay at `head`, from a cache whose named messages the caller has read and matched by id."""
         engine = cls(charter, ruleset)
         for join in joins:
@@ -138,7 +138,7 @@ class Engine:
         engine._advance_head(head)
         return engine
 
-    def clone(self) -> "Engine":
+    def clone(self) -> Engine:
         """An independent copy to try a message on: the ruleset state is copied through its dump."""
         twin = copy.copy(self)
         twin.joins = {player: dict(join) for player, join in self.joins.items()}
@@ -252,7 +252,7 @@ class Engine:
         others = [m for m in self.charter.participants if m.id != author and m.id not in self.resigned]
         if not others:  # everyone else resigned: they still witness, or the mover could bias his dice
             others = [m for m in self.charter.participants if m.id != author]
-        sides = set(self.charter.member(author).sides)
+        sides = set(self.charter.seat(author).sides)
         if policy == "opponents":
             chosen = [m for m in others if not sides & set(m.sides)]
         elif policy == "referee":
@@ -364,7 +364,7 @@ class Engine:
         if message.fields["prev"] != self.head_id:
             raise NotOfThisGame(
                 f"not of this game: prev is {message.fields['prev'][:12]}, but this log's entry at seq "
-                f"{seq - 1} is {self.head_id[:12]}", field="prev", **context,
+                f"{seq - 1} is {(self.head_id or '')[:12]}", field="prev", **context,
             )
         if not member.participant:
             raise IllegalOrder("observers sign no entries", rule="PROTOCOL §4", field="player", **context)
@@ -380,7 +380,8 @@ class Engine:
                                   "(PROTOCOL §5)", field="uses", **message.context())
         for reveal in reveals:
             self.check_reveal(reveal)
-        return [self.resolve_with(by_witness)]
+        record = self.resolve_with(by_witness)
+        return [record] if record is not None else []
 
     def _next_signers(self, message: Message, before, resigns: list[Message], consumed_roll: bool
                       ) -> tuple[list[str], bool]:
@@ -416,7 +417,7 @@ class Engine:
                 self.state = self.ruleset.apply(self.state, message.player, order)
             except IllegalOrder as exc:
                 exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
-                raise exc.locate(**message.context())
+                raise exc.locate(**message.context()) from None
 
     def _gather_uses(self, message: Message, fetch) -> list[Message]:
         """The side messages an entry consumes (§5): each here, in order, at most one per signer and

@@ -53,7 +53,7 @@ class PbemError(Exception):
         text = f"{where}: {self.message}" if where else self.message
         return " ".join(text.split())  # one line, always: names taken from input may hold newlines
 
-    def locate(self, **context) -> "PbemError":
+    def locate(self, **context) -> PbemError:
         """Fill in context the raiser did not know (the caller knows the entry, say)."""
         for name, value in context.items():
             if getattr(self, name) is None and value is not None:

@@ -12,9 +12,9 @@ import email
 import email.policy
 import hashlib
 import tomllib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import tomli_w
 

@@ -7,24 +7,35 @@ only when the whole batch is good, entry files last, so an error leaves the log 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import fcntl
 import os
 import secrets
 import time
 import tomllib
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import tomli_w
 
-from . import chain, ruleset as rulesets
+from . import chain
+from . import ruleset as rulesets
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
-from .errors import (BadSignature, ChainBroken, DiskError, Held, Locked, NotOfThisGame, PbemError,
-                     UnreadableInput, UsageError)
+from .errors import (
+    BadSignature,
+    ChainBroken,
+    DiskError,
+    Held,
+    Locked,
+    NotOfThisGame,
+    PbemError,
+    UnreadableInput,
+    UsageError,
+)
 from .keys import FileSigner, Signer, app_dir
 from .log import IDENTITY, GameDir, atomic_write, disk_error, remove, sweep_temp_files
 from .message import Message, check_order, emit_body, parse_fields, sign
@@ -49,7 +60,7 @@ class Identity:
         atomic_write(game_dir.root / IDENTITY, tomli_w.dumps(data).encode())
 
     @classmethod
-    def load(cls, game_dir: GameDir) -> "Identity | None":
+    def load(cls, game_dir: GameDir) -> Identity | None:
         path = game_dir.root / IDENTITY
         if not path.exists():
             return None
@@ -154,7 +165,7 @@ class ApplyReport:
 
 
 def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
 
 
 class Game:
@@ -298,7 +309,8 @@ class Game:
             named = {i for i, _ in data["resigned"].values()}
             if any(not self._unconsumed(r, seq) for r in resigns.values() if r.id not in named):
                 return None
-            return Engine.from_cache(self.charter, self.ruleset, data, head, joins, last_reveals)
+            return Engine.from_cache(self.charter, self.ruleset, data, head, joins,
+                                     [m for m in last_reveals if m is not None])
         except (PbemError, KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -322,10 +334,8 @@ class Game:
         """Best effort: a read-only or full disk only costs the next command a replay."""
         if engine.head_seq < 1:
             return
-        try:
+        with contextlib.suppress(DiskError):
             atomic_write(self.dir.root / CACHE, tomli_w.dumps(engine.to_cache()).encode())
-        except DiskError:
-            pass
 
     def reveals_at(self, engine: Engine) -> dict[str, Message]:
         if engine.roll is None:
@@ -409,7 +419,7 @@ class Game:
         return finished
 
     def _is_stored(self, message: Message) -> bool:
-        path = self.dir.entry_path(message.seq) if message.type == "move" else self.dir.side_path(message)
+        path = self.dir.entry_path(message.fields["seq"]) if message.type == "move" else self.dir.side_path(message)
         stored = self.dir.read_message(path)
         return stored is not None and stored.id == message.id
 
@@ -457,7 +467,7 @@ class Game:
         self._fold(batch, list(incoming) + [m for _, m in self.dir.held() if m.id in held_files])
         return self._commit(batch, incoming)
 
-    def _fold(self, batch: "_Batch", queue: list[Message]) -> None:
+    def _fold(self, batch: _Batch, queue: list[Message]) -> None:
         """Apply what can apply, in log order, until nothing more does (§4). A refusal raises at the end,
         after the others were tried, so a genuine reveal in the same mail as a stray one still proves a
         fork; nothing is written unless all of it checks."""
@@ -485,7 +495,7 @@ class Game:
         if refused is not None:
             raise refused
 
-    def _refusal(self, batch: "_Batch", message: Message, exc: PbemError) -> PbemError | None:
+    def _refusal(self, batch: _Batch, message: Message, exc: PbemError) -> PbemError | None:
         """What a refused message leaves: proof of a fork (raised at once), a genuine stray reveal kept
         as evidence, an old held message dropped; the error to raise, if any."""
         if isinstance(exc, ChainBroken) and exc.proof:
@@ -498,7 +508,7 @@ class Game:
             return None
         return exc
 
-    def _commit(self, batch: "_Batch", incoming: list[Message]) -> ApplyReport:
+    def _commit(self, batch: _Batch, incoming: list[Message]) -> ApplyReport:
         """Side messages, then entries in seq order (each entry file is a commit point), then held/."""
         report = ApplyReport(rolls=batch.rolls)
         for path, message in batch.staged.items():
@@ -706,7 +716,7 @@ class Game:
         if not engine.started:
             raise Held(f"the game has not started: waiting for joins from {', '.join(engine.missing_joins())}",
                        player=player)
-        uses = []
+        uses: list[Message] = []
         if engine.roll is not None:
             reveals = self.reveals_at(engine)
             missing = [w for w in engine.roll.witnesses if w not in reveals]
@@ -840,7 +850,7 @@ def _queue_order(message: Message):
 
 
 def join(charter_path: Path, root: Path, signer: Signer, *, as_player: str | None = None,
-         key_path: str = "", agent_path: str = "", home: Path | None = None) -> tuple[Game, Message]:
+         key_path: str = "", agent_path: str = "", home: Path | None = None) -> tuple[Game, Message | None]:
     """§4: take a charter, record who this player is, derive his seeds twice, sign his join."""
     try:
         text = Path(charter_path).read_text()
@@ -908,13 +918,13 @@ def read_messages(data: str | bytes, source: str) -> list[Message]:
             for message in find(text):
                 found.setdefault(message.id, message)
         except PbemError as exc:
-            raise exc.locate(kind=f"input {source}")
+            raise exc.locate(kind=f"input {source}") from None
     if not found:
         raise UnreadableInput(f"no pbem message found in {source}", kind=f"input {source}")
     return list(found.values())
 
 
-__all__ = ["Game", "Identity", "SeedStore", "join", "read_messages", "FileSigner"]
+__all__ = ["FileSigner", "Game", "Identity", "SeedStore", "join", "read_messages"]
 
 
 # --------------------------------------------------------------------------- what the reports show
@@ -922,7 +932,7 @@ __all__ = ["Game", "Identity", "SeedStore", "join", "read_messages", "FileSigner
 def _deadline(since: str | None, hours: int) -> dict:
     if not since:
         return {}
-    start = dt.datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    start = dt.datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
     due = start + dt.timedelta(hours=hours)
     return {"since": since, "due": due.strftime("%Y-%m-%dT%H:%M:%SZ"), "overdue": bool(hours) and utc_now() > due}
 

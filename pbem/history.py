@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
+from .errors import ChainBroken
 from .game import Game
 
 
@@ -46,6 +47,8 @@ def log_entries(game: Game, progress=None, *, last: int | None = None, since: in
     rows = []
     for seq in range(max(first, 1), engine.head_seq + 1):
         entry = game.dir.entry(seq)
+        if entry is None:  # removed since the replay read it
+            raise ChainBroken(f"entry seq {seq} is missing from the log", seq=seq, kind="log")
         roll = points.resolved.get(seq)
         waiting = points.waiting is not None and points.waiting.seq == seq
         rows.append({
@@ -70,6 +73,7 @@ def explain_roll(record: RollRecord, charter: Charter) -> dict:
             item["limit"] = limit
             item["rejected"] = [w for w in draw.words if w >= limit]
         draws.append(item)
+    inputs: dict[str, str | int]
     if record.policy == "open":
         inputs = {"formula": "SHA256('pbem-open-v1\\0' || charter digest || entry id)",
                   "charter_digest": charter.digest, "entry": record.entry}
@@ -78,6 +82,6 @@ def explain_roll(record: RollRecord, charter: Charter) -> dict:
                   "game": charter.game, "seq": record.seq, "entry": record.entry}
     return {
         "seq": record.seq, "entry": record.entry, "policy": record.policy,
-        "witnesses": [{"player": w, "value": v} for w, v in zip(record.witnesses, record.values)],
+        "witnesses": [{"player": w, "value": v} for w, v in zip(record.witnesses, record.values, strict=True)],
         "inputs": inputs, "seed": record.seed, "draws": draws,
     }

@@ -8,9 +8,10 @@ import hashlib
 import os
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from . import sshsig
 from .errors import BadSignature, UsageError
@@ -38,7 +39,7 @@ class PublicKey:
     comment: str = ""
 
     @classmethod
-    def parse(cls, line: str, *, field: str = "pubkey") -> "PublicKey":
+    def parse(cls, line: str, *, field: str = "pubkey") -> PublicKey:
         parts = line.strip().removeprefix("\ufeff").split(None, 2)  # a Windows editor's BOM is no part of it
         if len(parts) < 2:
             raise UsageError("not an OpenSSH public key line ('ssh-ed25519 AAAA… comment')", field=field)
@@ -96,13 +97,13 @@ class FileSigner:
         self.public = PublicKey(raw, comment)
 
     @classmethod
-    def from_seed(cls, seed: bytes, comment: str = "") -> "FileSigner":
+    def from_seed(cls, seed: bytes, comment: str = "") -> FileSigner:
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
         return cls(Ed25519PrivateKey.from_private_bytes(seed), comment)
 
     @classmethod
-    def load(cls, path: Path, passphrase: Callable[[], str | None] | None = None) -> "FileSigner":
+    def load(cls, path: Path, passphrase: Callable[[], str | None] | None = None) -> FileSigner:
         from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 

@@ -22,6 +22,7 @@ import os
 import signal
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DiskError, Locked, UnreadableInput, UsageError
@@ -38,27 +39,39 @@ IDENTITY = "me.toml"
 # EACCES: a full or read-only disk); PBEM_FAULT_LOG=FILE appends
 # each point's name to FILE. Unset, it costs one comparison.
 
-_faults = {"at": None, "seen": 0}
+@dataclass
+class _FaultPlan:
+    at: int = 0  # the point to act at; 0: never
+    action: str = ""
+    sticky: bool = False  # act at every point from `at` on
+    log: str = ""
+    seen: int = 0
+
+
+_plan: _FaultPlan | None = None
+
+
+def _fault_plan() -> _FaultPlan:
+    global _plan
+    if _plan is None:
+        point, _, action = os.environ.get("PBEM_FAULT_AT", "").partition(":")
+        _plan = _FaultPlan(int(point.rstrip("+") or 0), action, point.endswith("+"),
+                           os.environ.get("PBEM_FAULT_LOG", ""))
+    return _plan
 
 
 def _fault_point(op: str, path) -> None:
-    if _faults["at"] is None:
-        spec = os.environ.get("PBEM_FAULT_AT", "")
-        point, _, action = spec.partition(":")
-        _faults["at"] = (int(point.rstrip("+")), action) if spec else ()
-        _faults["sticky"] = point.endswith("+")
-        _faults["log"] = os.environ.get("PBEM_FAULT_LOG", "")
-    if not _faults["at"] and not _faults["log"]:
+    plan = _fault_plan()
+    if not plan.at and not plan.log:
         return
-    _faults["seen"] += 1
-    if _faults["log"]:
-        with open(_faults["log"], "a") as record:
+    plan.seen += 1
+    if plan.log:
+        with open(plan.log, "a") as record:
             record.write(f"{op} {path}\n")
-    first, action = _faults["at"] or (0, "")
-    if first and (_faults["seen"] == first or (_faults["seen"] > first and _faults["sticky"])):
-        if action == "kill":
+    if plan.at and (plan.seen == plan.at or (plan.seen > plan.at and plan.sticky)):
+        if plan.action == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
-        code = getattr(errno, action)
+        code = getattr(errno, plan.action)
         raise OSError(code, os.strerror(code), str(path))
 
 
@@ -227,7 +240,7 @@ class GameDir:
         folder = self.root / "strays"
         if not folder.exists():
             return []
-        return [self.read_message(p) for p in sorted(folder.glob(f"reveal-{player}-{seq:06d}-*.toml"))]
+        return self._read_all(sorted(folder.glob(f"reveal-{player}-{seq:06d}-*.toml")))
 
     def journal_path(self, message: Message) -> Path:
         return self.root / "journal" / f"{message.id}.toml"
@@ -237,7 +250,8 @@ class GameDir:
         folder = self.root / "journal"
         if not folder.exists():
             return []
-        return [(path, self.read_message(path)) for path in sorted(folder.glob("*.toml"))]
+        return [(message_path, message) for message_path in sorted(folder.glob("*.toml"))
+                if (message := self.read_message(message_path)) is not None]
 
     def outbox_path(self, message: Message) -> Path:
         seq = message.fields.get("seq")
@@ -256,7 +270,11 @@ class GameDir:
         try:
             return parse(data)
         except UnreadableInput as exc:
-            raise exc.locate(kind=f"stored {path.relative_to(self.root)}")
+            raise exc.locate(kind=f"stored {path.relative_to(self.root)}") from None
+
+    def _read_all(self, paths: list[Path]) -> list[Message]:
+        """The messages in files just listed (one removed meanwhile is skipped)."""
+        return [message for path in paths if (message := self.read_message(path)) is not None]
 
     def entry(self, seq: int) -> Message | None:
         return self.read_message(self.entry_path(seq))
@@ -273,7 +291,7 @@ class GameDir:
         folder = self.root / "side"
         if not folder.exists():
             return []
-        return [self.read_message(p) for p in sorted(folder.glob(f"{prefix}*.toml"))]
+        return self._read_all(sorted(folder.glob(f"{prefix}*.toml")))
 
     def held(self) -> list[tuple[Path, Message]]:
         folder = self.root / "held"

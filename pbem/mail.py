@@ -63,7 +63,9 @@ def texts(raw: bytes) -> list[str]:
         filename = part.get_filename() or ""
         if not (kind.startswith("text/") or filename.endswith(".toml") or kind == "application/toml"):
             continue
-        payload = part.get_payload(decode=True) or b""
+        payload = part.get_payload(decode=True)
+        if not isinstance(payload, bytes):  # a multipart part decodes to nothing
+            payload = b""
         charset = part.get_content_charset() or "utf-8"
         try:
             text = payload.decode(charset, errors="replace")
@@ -100,7 +102,7 @@ class MailSettings:
         return home / "mail.toml"
 
     @classmethod
-    def load(cls, home: Path) -> "MailSettings":
+    def load(cls, home: Path) -> MailSettings:
         path = cls.path(home)
         if not path.exists():
             raise UsageError(f"no mail settings at {path}: run 'pbem mail setup' first", field="mail.toml")
@@ -200,6 +202,7 @@ def send(mail: EmailMessage, settings: MailSettings, recipients: list[str], time
         delivery.failed = {r: exc.message for r in recipients}
         return delivery
     try:
+        server: smtplib.SMTP
         if settings.security == "tls":
             server = smtplib.SMTP_SSL(settings.smtp_host, settings.smtp_port, timeout=timeout,
                                       context=ssl.create_default_context())
@@ -273,7 +276,7 @@ def read_mbox(path: Path):
     if not Path(path).is_file():
         raise UsageError(f"{path} is not an mbox file", field="--mbox")
     box = mailbox.mbox(str(path), factory=None, create=False)
-    for key in box.keys():
+    for key in box.keys():  # noqa: SIM118 (iterating an mbox yields messages, not keys)
         yield box.get_bytes(key)
 
 
@@ -283,6 +286,7 @@ def read_imap(host: str, port: int, user: str, password: str | None, folder: str
     import ssl
 
     try:
+        client: imaplib.IMAP4
         if security == "tls":
             client = imaplib.IMAP4_SSL(host, port, ssl_context=ssl.create_default_context())
         else:
@@ -294,9 +298,9 @@ def read_imap(host: str, port: int, user: str, password: str | None, folder: str
             status, _ = client.select(folder, readonly=True)
             if status != "OK":
                 raise UsageError(f"no IMAP folder {folder!r}", field="--folder")
-            _, found = client.uid("SEARCH", None, "ALL")
+            _, found = client.uid("SEARCH", "ALL")
             for uid in (found[0] or b"").split():
-                _, parts = client.uid("FETCH", uid, "(BODY.PEEK[])")
+                _, parts = client.uid("FETCH", uid.decode(), "(BODY.PEEK[])")
                 for part in parts:
                     if isinstance(part, tuple):
                         yield part[1]

@@ -109,7 +109,7 @@ class Message:
         try:
             sshsig.verify(self.signature, self.body, "pbem-v1", raw_public)
         except BadSignature as exc:
-            raise exc.locate(**self.context())
+            raise exc.locate(**self.context()) from None
 
 
 def _check(name: str, kind: str, value, context: dict):
@@ -245,7 +245,7 @@ def parse(text: str | bytes) -> Message:
     try:
         blob = sshsig.dearmor(armor)
     except BadSignature as exc:
-        raise exc.locate(**context)
+        raise exc.locate(**context) from None
     return Message(body, blob, fields)
 
 
@@ -285,11 +285,11 @@ def find(text: str) -> list[Message]:
             continue
         prefix = start.group(1)
         bare_prefix = prefix.rstrip()
-        block = []
+        block: list[str] = []
         j = i
         while j < len(lines):
             line = lines[j]
-            if j > i and START.match(line) and START.match(line).group(1) == prefix:
+            if j > i and (again := START.match(line)) and again.group(1) == prefix:
                 break
             if line.startswith(prefix):
                 line = line[len(prefix):]
@@ -341,7 +341,7 @@ def _scalar(value) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, str):
         return '"' + "".join(_escape(value)) + '"'
     raise TypeError(f"cannot emit {type(value).__name__}")
@@ -376,7 +376,7 @@ def _key_value(key: str, value) -> list[str]:
                 lines.append(line)
             else:
                 lines.extend(_long_string("  ", item, ","))
-        return lines + ["]"]
+        return [*lines, "]"]
     line = f"{key} = {_scalar(value)}"
     if len(line) <= MAX_COLUMNS or not isinstance(value, str):
         return [line]
@@ -392,7 +392,7 @@ def emit_body(fields: dict) -> bytes:
         raise ValueError(f"unknown fields for {kind}: {sorted(unknown)}")
     lines: list[str] = []
     for key in order:
-        if key not in fields or key == "orders" and kind == "move":
+        if key not in fields or (key == "orders" and kind == "move"):
             continue
         lines.extend(_key_value(key, fields[key]))
     if kind == "move":

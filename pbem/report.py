@@ -15,7 +15,8 @@ def _short(hex_id: str | None) -> str:
 
 
 def status_view(data: dict):
-    title = Text.assemble(("Game ", "bold"), (data["game"], "bold cyan"), f"  ({data['ruleset']}, dice: {data['dice']})")
+    title = Text.assemble(("Game ", "bold"), (data["game"], "bold cyan"),
+                          f"  ({data['ruleset']}, dice: {data['dice']})")
     lines = [title]
     if data.get("me"):
         lines.append(Text.assemble("You are ", (data["me"], "player")))
@@ -30,10 +31,10 @@ def status_view(data: dict):
             ("waiting for reveals from " + ", ".join(step["waiting_for"]), "warn"),
         )
         lines.append(text)
-        lines.append(_deadline_text(step, "reveal"))
+        lines.extend(_deadline_text(step, "reveal"))
     elif kind == "decision":
         lines.append(Text.assemble("Next step: ", (", ".join(step["waiting_for"]), "player"), " to move"))
-        lines.append(_deadline_text(step, "move"))
+        lines.extend(_deadline_text(step, "move"))
     elif kind == "over":
         lines.append(Text.assemble(("Game over: ", "bold"), (step["result"], "ok")))
         if step.get("closing_entry_by"):
@@ -46,12 +47,13 @@ def status_view(data: dict):
     return Panel(Group(*[line for line in lines if line]), title="pbem status", expand=False)
 
 
-def _deadline_text(step: dict, what: str) -> Text | None:
+def _deadline_text(step: dict, what: str) -> list[Text]:
+    """The deadline line of a step, if the step has one."""
     if not step.get("since"):
-        return None
+        return []
     style = "bad" if step.get("overdue") else "dim"
     late = " — OVERDUE" if step.get("overdue") else ""
-    return Text(f"  {what} owed since {step['since']}, due {step['due']}{late}", style=style)
+    return [Text(f"  {what} owed since {step['since']}, due {step['due']}{late}", style=style)]
 
 
 def draws_text(draws: list[dict]) -> Text:
@@ -88,7 +90,7 @@ def log_view(rows: list[dict], more: str | None = None):
 
 def left_out(rows: list[dict], head: int, command: str) -> str | None:
     """For a log showing only its recent entries: which ones, and how to see the others."""
-    if head == 0 or rows and rows[0]["seq"] == 1:
+    if head == 0 or (rows and rows[0]["seq"] == 1):
         return None
     shown = f"Entries {rows[0]['seq']}–{head} of {head}" if rows else f"No entries: the log ends at seq {head}"
     return f"{shown}. '{command} --last N' or '{command} --since SEQ' shows others ('--since 1': all of them)."
@@ -111,7 +113,8 @@ def outcome_lines(report, summarise) -> Group:
         lines.append(Text(f"✗ dropped from held/: {dropped}", style="bad"))
     for record in report.rolls:
         draws = [d.to_dict() for d in record.draws]
-        lines.append(Text.assemble(("🎲 roll point of seq ", "bold"), (str(record.seq), "bold"), ": ", draws_text(draws)))
+        lines.append(Text.assemble(("🎲 roll point of seq ", "bold"), (str(record.seq), "bold"), ": ",
+                                   draws_text(draws)))
     return Group(*lines)
 
 

@@ -6,10 +6,12 @@ and dice, and hashes its public dump; it never looks inside the state.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Protocol
+from typing import Any, Protocol
 
 from .errors import UsageError
 
@@ -129,10 +131,8 @@ def load(ruleset_id: str, version: str | None = None) -> Ruleset:
     """The ruleset a charter names; refuses another version rather than re-adjudicate (§4)."""
     key = ruleset_id.replace("-", "_")
     if key not in _loaded and NAME_OK(key):
-        try:  # the rulesets shipped in pbem.rules load without scanning entry points
+        with contextlib.suppress(ModuleNotFoundError):  # shipped rulesets load without scanning entry points
             _loaded[key] = importlib.import_module(f"pbem.rules.{key}").ruleset
-        except ModuleNotFoundError:
-            pass
     if key not in _loaded:
         makers = available()
         if key not in makers:

@@ -9,6 +9,7 @@ the .pub without its suffix).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -20,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from helpers import TABLES, changes, cli_env, key_seed, run_cli, snapshot, write_key
+
 from pbem import chain, keys, sshsig
 from pbem import ruleset as rulesets
 from pbem.charter import Charter, Member
@@ -77,10 +78,8 @@ def start_agent(directory: Path, request) -> Agent:
     agent = Agent(found["SSH_AUTH_SOCK"], int(found["SSH_AGENT_PID"]))
 
     def stop() -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(agent.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
 
     request.addfinalizer(stop)
     assert agent.sock == str(sock)
@@ -114,7 +113,7 @@ def bob_key(tmp_path_factory) -> BobKey:
 def agent(tmp_path_factory, request, bob_key) -> Agent:
     agent = start_agent(tmp_path_factory.mktemp("agent"), request)
     agent.add(str(bob_key.private))
-    assert "bob@test.invalid" in agent.keys()
+    assert "bob@test.invalid" in agent.keys()  # noqa: SIM118 (the agent's key list, not a dict)
     return agent
 
 
@@ -261,7 +260,7 @@ def test_a_player_joins_reveals_and_moves_through_the_agent(tmp_path, agent, bob
         lambda: cli(["apply", reveal_path, "--json"], carol_dir, homes["carol"]),
         lambda: cli(["apply", carol_reveal_path, "--json"], bob_dir, homes["bob"], agent),
     )
-    for (code, out, err), expected in zip(results, (2, 1, 1)):
+    for (code, out, err), expected in zip(results, (2, 1, 1), strict=True):
         assert code == 0, (out, err)
         outcomes = json.loads(out)["outcomes"]
         assert len(outcomes) == expected and {o["status"] for o in outcomes} == {"applied"}, outcomes
@@ -326,7 +325,7 @@ def test_an_agent_without_the_key_is_a_one_line_usage_error(tmp_path, request, b
     empty = start_agent(tmp_path, request)
     empty.add(str(bob_key.private))
     empty.add("-D")
-    assert "bob@test.invalid" not in empty.keys()
+    assert "bob@test.invalid" not in empty.keys()  # noqa: SIM118 (the agent's key list, not a dict)
     game = make_charter(tmp_path / "game", bob_key)
     target = game.dirs["bob"]
     code, out, err = cli(["join", game.charter_path, "--dir", target, "--agent", bob_key.agent_pub],

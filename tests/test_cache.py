@@ -11,8 +11,8 @@ import tomllib
 
 import pytest
 import tomli_w
+from helpers import changes, copy_game, setup_game, snapshot, write
 
-from helpers import changes, copy_game, forge, setup_game, snapshot, write
 from pbem.game import Game
 from pbem.message import sign
 
@@ -70,7 +70,7 @@ def tamper(path, **edits):
 ])
 def test_a_cache_edited_in_any_field_is_replayed_over(table, field, edit):
     """Hardening 2: every field of state.toml is checked against the log; an edited one is ignored."""
-    table.move("alice", [{"kind": "set", "counter": "vp", "value": 2}] + ROLL)
+    table.move("alice", [{"kind": "set", "counter": "vp", "value": 2}, *ROLL])
     table.reveal_all()
     table.move("bob", ROLL)
     bob = table["bob"]
@@ -84,7 +84,7 @@ def test_a_cache_edited_in_any_field_is_replayed_over(table, field, edit):
 def test_a_reveal_off_the_witness_chain_is_refused_whatever_the_cache_says(table, tmp_path):
     """Hardening 2: the cache holds no anchors any more; an edited one could once make apply store a
     reveal that is not on the witness's chain."""
-    first, _ = table.move("alice", ROLL)
+    _first, _ = table.move("alice", ROLL)
     bob = table["bob"]
     assert bob.cli("status")[0] == 0
     cache = bob.dir / "state.toml"
@@ -130,7 +130,7 @@ def test_a_cache_that_forgets_a_used_resign_is_not_trusted(table):
     bob = table["bob"]
     assert bob.cli("status")[0] == 0
     tamper(bob.dir / "state.toml", resigned={})
-    rc, out, err = bob.cli("move", "note text=onward", "pass")
+    rc, _out, err = bob.cli("move", "note text=onward", "pass")
     assert rc == 0, err
     entry = bob.game().dir.entry(2)
     assert resign.id not in entry.uses

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from pbem import chain, dice
 from pbem.message import parse
 

@@ -8,6 +8,7 @@ and a roll that can end the game.
 from __future__ import annotations
 
 import datetime as dt
+from typing import ClassVar
 
 import pytest
 
@@ -15,7 +16,7 @@ from pbem import chain, dice, keys, ruleset
 from pbem.charter import Charter, Member
 from pbem.errors import BadSignature, ChainBroken, Held, IllegalOrder
 from pbem.game import Game, join, status
-from pbem.message import sign
+from pbem.message import Message, sign
 from pbem.ruleset import Chance, Decision, Over
 
 
@@ -26,7 +27,7 @@ class Duel:
     version = "1"
     title = "test ruleset"
     sides = ()
-    options = {}
+    options: ClassVar[dict] = {}
 
     def scenarios(self):
         return {"default": "duel"}
@@ -211,7 +212,7 @@ def test_observers_neither_join_nor_witness(tmp_path):
 
 def test_status_reports_an_overdue_reveal_and_its_witness(tmp_path):
     games, signers = make(tmp_path, [("alice", [], "player"), ("bob", [], "player")], rules="freeform")
-    long_ago = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.timezone.utc)
+    long_ago = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
     message, _ = games["alice"].move("alice", [{"kind": "roll", "dice": "d6", "purpose": "x"}], signers["alice"],
                                      now=long_ago)
     broadcast(games, message, "alice")
@@ -254,7 +255,7 @@ def test_a_charter_pins_its_ruleset_version(tmp_path):
 
 def test_a_cached_state_that_does_not_match_the_log_is_not_trusted(tmp_path):
     games, signers = make(tmp_path, [("alice", [], "player"), ("bob", [], "player")], rules="freeform")
-    message, _ = games["alice"].move("alice", [{"kind": "set", "counter": "vp", "value": 5}, {"kind": "pass"}],
+    _message, _ = games["alice"].move("alice", [{"kind": "set", "counter": "vp", "value": 5}, {"kind": "pass"}],
                                      signers["alice"])
     cache = games["alice"].dir.root / "state.toml"
     tampered = cache.read_text().replace('\\"vp\\":5', '\\"vp\\":50')
@@ -264,9 +265,9 @@ def test_a_cached_state_that_does_not_match_the_log_is_not_trusted(tmp_path):
 
 
 def forge_entry(game: Game, signer, player: str, seq: int, prev: str, uses: list[str], orders: list[dict],
-                salt: str) -> "Message":
+                salt: str) -> Message:
     return sign({"pbem": 1, "type": "move", "game": game.charter.game, "player": player, "seq": seq,
-                 "prev": prev, "time": dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc), "salt": salt,
+                 "prev": prev, "time": dt.datetime(2026, 11, 22, tzinfo=dt.UTC), "salt": salt,
                  "state": "0" * 64, "uses": uses, "orders": orders}, signer)
 
 
@@ -300,7 +301,7 @@ def test_a_reveal_for_an_unknown_entry_is_refused_not_a_fork(tmp_path):
     """§4: it can never apply (this log's seq 1 is fixed), and alone it proves nothing."""
     games, signers = make(tmp_path, [("alice", [], "player"), ("bob", [], "player")], rules="freeform")
     alice = games["alice"]
-    first, _ = alice.move("alice", [{"kind": "roll", "dice": "d6", "purpose": "x"}], signers["alice"])
+    _first, _ = alice.move("alice", [{"kind": "roll", "dice": "d6", "purpose": "x"}], signers["alice"])
     odd = sign({"pbem": 1, "type": "reveal", "game": "test-game", "player": "bob", "for": "ab" * 32, "seq": 1,
                 "value": "cd" * 32}, signers["bob"])
     with pytest.raises(BadSignature, match="not on bob's reveal chain for seq 1") as caught:

@@ -17,7 +17,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from helpers import (
     GAME_ID,
     changes,
@@ -29,6 +28,7 @@ from helpers import (
     stored,
     write,
 )
+
 from pbem import chain, keys
 from pbem.message import normalise
 
@@ -84,9 +84,9 @@ class NotNamed(AssertionError):
 def names(line: str, *, seq: int | None = None, ids=(), player: str | None = None, field: str | None = None,
           rule: str | None = None) -> None:
     """The line names the message (seq or id prefix), the player, the field and the rule."""
-    if seq is not None or ids:
-        if not ((seq is not None and f"seq {seq}" in line) or any(i[:12] in line for i in ids)):
-            raise NotNamed(f"names neither seq {seq} nor id {[i[:12] for i in ids]}: {line!r}")
+    if (seq is not None or ids) and not ((seq is not None and f"seq {seq}" in line) or
+                                         any(i[:12] in line for i in ids)):
+        raise NotNamed(f"names neither seq {seq} nor id {[i[:12] for i in ids]}: {line!r}")
     if player is not None and f"player {player}" not in line:
         raise NotNamed(f"does not name player {player}: {line!r}")
     if field is not None and f"field '{field}'" not in line:
@@ -303,8 +303,8 @@ def test_reveal_does_not_chain(table, value):
 def test_altered_copy_of_a_stored_message(table, what):
     """A copy of a message already in the log, changed after signing, is a bad signature (3), not a
     fork: nothing goes to forks/ and the game goes on (regression: it used to stop the game)."""
-    entry, entry_path = table.move("alice", ROLL)
-    reveal, reveal_path = table.reveal("carol")
+    _entry, entry_path = table.move("alice", ROLL)
+    _reveal, reveal_path = table.reveal("carol")
     source = entry_path if what == "entry" else reveal_path
     data = source.read_bytes().replace(b"seq = 1\n", b"seq = 1\n\n")  # a blank line: a new id, still parseable
     bob = table["bob"]
@@ -450,7 +450,7 @@ def test_seq_zero_is_not_a_fork(table, first):
 def test_held_move_then_applied(table):
     """seq 2 arrives before seq 1: kept in held/ (exit 5), applied by the apply that brings seq 1."""
     carol = table["carol"]
-    one, one_path = table.move("alice", NOTE, to=["bob"])
+    _one, one_path = table.move("alice", NOTE, to=["bob"])
     two, two_path = table.move("bob", NOTE, to=[])
     result, before = apply(carol, two_path)
     rc, out, err = result
@@ -485,7 +485,7 @@ def test_altered_future_move_is_not_held(table):
 def test_held_reveal_then_applied(table):
     """carol's reveal arrives before the entry it is bound to: held, then applied with it."""
     bob = table["bob"]
-    entry, entry_path = table.move("alice", ROLL, to=["carol"])
+    _entry, entry_path = table.move("alice", ROLL, to=["carol"])
     reveal, reveal_path = table.reveal("carol", to=[])
     result, before = apply(bob, reveal_path)
     assert result[0] == 5 and result[2] == "", result
@@ -631,7 +631,7 @@ def test_verify_flipped_byte(log, field):
     original = path.read_text()
     tampered = FIELD_FLIPS[field](original)
     assert tampered != original and len(tampered) == len(original)
-    assert sum(a != b for a, b in zip(tampered, original)) == 1
+    assert sum(a != b for a, b in zip(tampered, original, strict=True)) == 1
     path.write_text(tampered)
     line = one_error_line(verify(log), 4)
     if not ("seq 2" in line or "entries/000002.toml" in line):

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from helpers import NAMES, Table, cli_env, copy_game, run_cli, setup_game
 
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "opening"}

@@ -9,13 +9,13 @@ with no signed message lost.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
-
 from helpers import cli_env, copy_game, run_cli, setup_game
+
 from pbem.game import Game
 
 ROLL = [{"kind": "roll", "dice": "2d6", "purpose": "assault"}]
@@ -38,7 +38,7 @@ class Scenario:
 
 
 def alice_rolled(table, tmp):
-    message, path = table.move("alice", ROLL, to=["bob"])
+    _message, path = table.move("alice", ROLL, to=["bob"])
     return path
 
 
@@ -104,11 +104,11 @@ def recover(table, scenario: Scenario, args: list[str], want: tuple, label: str)
     """What the player does next: any writing command (here `pbem apply`) finishes an interrupted
     one; if the first run never got as far as signing, he runs it again."""
     player = table[scenario.player]
-    rc, out, err = player.cli("apply")
+    rc, _, err = player.cli("apply")
     assert rc == 0, f"{label}: apply after it: {rc} {err!r}"
     seq, _, outbox = head_and_outbox(player)
     if (seq, sorted(outbox)) != (want[0], sorted(want[2])):
-        rc, out, err = player.cli(*args)
+        rc, _out, err = player.cli(*args)
         assert rc == 0, f"{label}: run again: {rc} {err!r}"
 
 
@@ -131,7 +131,7 @@ def test_every_fault_point_recovers(template, tmp_path, name):
             where = tmp_path / f"{point}-{action}"
             table = fresh(base, where)
             args = command_line(scenario, table, entry)
-            rc, out, err = run(table, scenario, args, {"PBEM_FAULT_AT": f"{point}:{action}"})
+            rc, _out, err = run(table, scenario, args, {"PBEM_FAULT_AT": f"{point}:{action}"})
             label = f"{name}: {action} at point {point}: rc {rc} {err!r}"
             check_fault(action, rc, err, label)
             player = table[scenario.player]
@@ -168,11 +168,11 @@ def test_join_recovers_at_every_fault_point(template, tmp_path):
         for action in ("kill", "ENOSPC"):
             where = tmp_path / f"{point}-{action}"
             table = fresh(base, where)
-            rc, out, err = join(table, {"PBEM_FAULT_AT": f"{point}:{action}"})
+            rc, _, err = join(table, {"PBEM_FAULT_AT": f"{point}:{action}"})
             label = f"join: {action} at point {point}: rc {rc} {err!r}"
             check_fault(action, rc, err, label)
             if rc != 0:
-                rc, out, err = join(table, {})
+                rc, _out, err = join(table, {})
                 assert rc == 0, f"{label}: run again: {rc} {err!r}"
             folder = table.root / "alice" / "again"
             assert {p.name: p.read_bytes() for p in (folder / "outbox").iterdir()} == want, label

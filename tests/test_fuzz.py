@@ -3,10 +3,11 @@
 The target is carol's directory after alice's seq 1 (a roll) and carol's own reveal for it. The
 messages mutated are either new to it (bob's reveal for seq 1, bob's seq 2 that uses both reveals,
 or both in one mail) or already stored in it (alice's seq 1, carol's reveal). Mutations: byte flips,
-bytes retyped as hex digits, truncations, insertions, duplicated or dropped lines, and changes normalisation removes (trailing
-white space, CRLF). Properties: nothing but a PbemError is ever raised; a refused message leaves the
-directory byte for byte as it was; and whatever is accepted has the id of an original message
-(so a mutation can only be harmless: one that normalisation undoes, or one in the armor's wrapping).
+bytes retyped as hex digits, truncations, insertions, duplicated or dropped lines, and changes
+normalisation removes (trailing white space, CRLF). Properties: nothing but a PbemError is ever
+raised; a refused message leaves the directory byte for byte as it was; and whatever is accepted
+has the id of an original message (so a mutation can only be harmless: one that normalisation
+undoes, or one in the armor's wrapping).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import changes, setup_game, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import changes, setup_game, snapshot
 from pbem.errors import PbemError
 from pbem.game import Game, read_messages
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from hypothesis import given, settings, strategies as st
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pbem.rules.common.graphs import hex_grid, reach_sources
 
 

@@ -11,8 +11,8 @@ import secrets
 from pathlib import Path
 
 import pytest
-
 from helpers import GAME_ID, changes, copy_game, forge, setup_game, snapshot, write
+
 from pbem.game import utc_now
 from pbem.message import sign
 
@@ -60,7 +60,7 @@ def two_rolls_behind_alice(table):
 def test_two_reveals_by_one_witness_in_uses_is_one_line_not_a_crash(table, tmp_path):
     """Hardening 1: the same witness's reveals for seq 1 and seq 2 in one entry's uses, mailed with the
     entries they belong to, to a player who is behind: once a StopIteration traceback."""
-    (m1, rb1, rc1, m2, rc2), paths = two_rolls_behind_alice(table)
+    (_m1, _rb1, rc1, m2, rc2), paths = two_rolls_behind_alice(table)
     bad = entry(table, "carol", 3, m2.id, [rc1.id, rc2.id])
     mail = write(tmp_path / "mail.txt", b"".join(Path(p).read_bytes() for p in paths) + bad.stored())
     before = snapshot(table["alice"].dir)
@@ -75,7 +75,7 @@ def test_two_reveals_by_one_witness_in_uses_is_one_line_not_a_crash(table, tmp_p
 def forked_reveals(table, tmp_path):
     """alice signs X and Y at seq 1; bob's reveal for X is genuine, and so is one for Y (same value)."""
     other = table.draft("alice", NOTE)
-    first, path = table.move("alice", ROLL, to=["bob", "carol"])
+    _first, _path = table.move("alice", ROLL, to=["bob", "carol"])
     for_first, _ = table.reveal("bob", to=[])
     for_other = sign({**for_first.fields, "for": other.id}, table["bob"].signer)
     return (write(tmp_path / "x.toml", for_first.stored()), write(tmp_path / "y.toml", for_other.stored()),
@@ -164,7 +164,7 @@ def test_a_rematch_reusing_the_game_id_stops_nothing(template, tmp_path):
     It is not of this game (exit 4): nothing kept, the live game goes on."""
     (tmp_path / "live").mkdir()
     live = copy_game(template, tmp_path / "live")
-    first, _ = live.move("alice", ROLL)
+    _first, _ = live.move("alice", ROLL)
     rematch = setup_game(tmp_path / "rematch")  # same id, same keys, a fresh nonce
     theirs = rematch.draft("alice", NOTE)
     bob = live["bob"]
@@ -177,7 +177,7 @@ def test_a_rematch_reusing_the_game_id_stops_nothing(template, tmp_path):
 
 def test_two_entries_by_different_players_at_one_seq_are_not_a_fork(table, tmp_path):
     """Equivocation is one author's two entries on one prev; another player's entry there is refused."""
-    first, _ = table.move("alice", ROLL)
+    _first, _ = table.move("alice", ROLL)
     genesis = table["bob"].game().engine().genesis
     intruder = entry(table, "bob", 1, genesis, [], NOTE)
     err = one_line(table["carol"].cli("apply", str(write(tmp_path / "bob.toml", intruder.stored()))), 4)
@@ -218,7 +218,7 @@ def test_a_rematch_resign_waits_and_never_proves_anything(template, tmp_path):
     (tmp_path / "live").mkdir()
     live = copy_game(template, tmp_path / "live")
     rematch = setup_game(tmp_path / "rematch")
-    stray, stray_path = rematch.move("alice", ROLL, to=[])
+    _stray, _stray_path = rematch.move("alice", ROLL, to=[])
     theirs, _ = rematch["alice"].game().resign("alice", rematch["alice"].signer, "bored")
     bob = live["bob"]
     assert bob.cli("apply", str(rematch["alice"].outbox(theirs)))[0] == 5

@@ -3,8 +3,6 @@ commands only in a real game directory, and a batch of files where one bad file 
 
 from __future__ import annotations
 
-import fcntl
-import os
 import shutil
 import subprocess
 import sys
@@ -12,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import cli_env, copy_game, run_cli, setup_game, write
 
-from helpers import changes, cli_env, copy_game, run_cli, setup_game, snapshot, write
 from pbem.game import SeedStore
 
 ROLL = [{"kind": "roll", "dice": "2d6", "purpose": "assault"}]
@@ -116,7 +114,7 @@ def test_an_empty_folder_names_the_game_directory_above_it(table):
 
 def test_a_batch_with_one_bad_file_applies_the_good_ones(table, tmp_path):
     """Hardening 12: each good file applies, each bad one is named, and the exit code is the worst."""
-    first, path = table.move("alice", ROLL, to=[])
+    _first, path = table.move("alice", ROLL, to=[])
     broken = write(tmp_path / "broken.toml", b"pbem = 1\ntype = \"move\"\n")
     carol = table["carol"]
     rc, out, err = carol.cli("apply", str(path), str(broken))
@@ -128,8 +126,8 @@ def test_a_batch_with_one_bad_file_applies_the_good_ones(table, tmp_path):
 
 def test_apply_prints_the_dice_when_it_brings_the_last_reveal(table):
     """Hardening 13: the apply that completes a roll shows everyone the dice at once."""
-    first, _ = table.move("alice", ROLL)
-    _, bob_reveal = table.reveal("bob", to=["alice"])
+    _first, _ = table.move("alice", ROLL)
+    _, _bob_reveal = table.reveal("bob", to=["alice"])
     _, carol_reveal = table.reveal("carol", to=["bob"])
     rc, out, err = table["alice"].cli("apply", str(carol_reveal))
     assert rc == 0, err
@@ -139,7 +137,7 @@ def test_apply_prints_the_dice_when_it_brings_the_last_reveal(table):
 def test_a_batch_reports_what_a_later_file_completed(table, tmp_path):
     """Audit of hardening 12: bob's reveal arrives before alice's entry in one batch with a forged
     file; the reveal ends applied (not 'held'), and the forgery's exit 3 is not hidden by a 5."""
-    first, entry_path = table.move("alice", ROLL, to=[])
+    _first, entry_path = table.move("alice", ROLL, to=[])
     table.deliver(entry_path, ["bob"])
     _, reveal_path = table.reveal("bob", to=[])
     forged = write(tmp_path / "forged.toml", entry_path.read_bytes().replace(b"2d6", b"3d6"))
@@ -158,16 +156,16 @@ def test_files_saved_with_a_byte_order_mark_are_read(table, tmp_path):
     orders.write_text(bom + '[[orders]]\nkind = "note"\ntext = "from windows"\n\n[[orders]]\nkind = "pass"\n',
                       encoding="utf-8")
     alice = table["alice"]
-    rc, out, err = alice.cli("move", "--file", str(orders))
+    rc, _, err = alice.cli("move", "--file", str(orders))
     assert rc == 0, err
     table_file = tmp_path / "morale.toml"
     table_file.write_text(bom + '"2-6" = "breaks"\n"7-12" = "holds"\n', encoding="utf-8")
-    rc, out, err = run_cli(["new", "bom-game", "--player", f"alice={alice.key}.pub", "--table",
+    rc, _, err = run_cli(["new", "bom-game", "--player", f"alice={alice.key}.pub", "--table",
                             f"morale={table_file}", "--out", str(tmp_path / "bom.toml")], tmp_path, home=alice.home)
     assert rc == 0, err
     charter = tmp_path / "bom.toml"
     charter.write_text(bom + charter.read_text(), encoding="utf-8")
-    rc, out, err = run_cli(["join", str(charter), "--dir", str(tmp_path / "bom-game"), "--key", str(alice.key)],
+    rc, _out, err = run_cli(["join", str(charter), "--dir", str(tmp_path / "bom-game"), "--key", str(alice.key)],
                            tmp_path, home=tmp_path / "bom-home")
     assert rc == 0, err
     assert run_cli(["status"], tmp_path / "bom-game", home=tmp_path / "bom-home")[0] == 0
@@ -175,8 +173,8 @@ def test_files_saved_with_a_byte_order_mark_are_read(table, tmp_path):
 
 def test_your_own_reveal_that_completes_the_roll_shows_the_dice(table):
     """Audit of hardening 13: the witness whose reveal is the last sees the dice at once."""
-    first, _ = table.move("alice", ROLL)
-    _, bob_reveal = table.reveal("bob", to=["carol"])
+    _first, _ = table.move("alice", ROLL)
+    _, _bob_reveal = table.reveal("bob", to=["carol"])
     rc, out, err = table["carol"].cli("apply", "--reveal")
     assert rc == 0, err
     assert "roll point of seq 1" in out and "d6→" in out

@@ -24,13 +24,13 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-
 from aiosmtpd import controller as aiosmtpd
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from helpers import Table, changes, copy_game, resign_edit, run_cli, setup_game, snapshot, write
+
 from pbem.message import Message
 
 pytest_plugins = ["imap_server"]  # the real IMAP server fixture (tests/imap_server.py)
@@ -98,7 +98,7 @@ def tls_context(folder: Path) -> ssl.SSLContext:
     """A server-side TLS context with a throwaway self-signed certificate for 127.0.0.1."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
             .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))

@@ -24,8 +24,8 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-
 from helpers import Table, changes, copy_game, run_cli, setup_game, snapshot
+
 from pbem.game import Game, status
 from pbem.message import Message
 
@@ -337,11 +337,11 @@ def test_a_move_and_a_reveal_from_mail(template, tmp_path, variant, mode):
     """alice's move mailed to bob and carol's reveal mailed to alice, each in the same kind of mail."""
     game = copy_game(template.table, tmp_path)
     jobs, expected = [], []
-    for target, (receiver, name) in TARGETS.items():
+    for receiver, name in TARGETS.values():
         raw = VARIANTS[variant](template.text(name))
         jobs.append(apply_job(game.players[receiver], raw, mode, tmp_path, "--json"))
         expected.append(getattr(template, name))
-    for result, message in zip(run_jobs(*jobs), expected):
+    for result, message in zip(run_jobs(*jobs), expected, strict=True):
         applied(result, [message])
     for target in TARGETS:
         check_received(template, game, target)
@@ -384,14 +384,14 @@ MULTI = {
 def test_two_messages_in_one_mail(template, tmp_path, layout, mode):
     game = copy_game(template.table, tmp_path)
     jobs = []
-    for case, (receiver, first, second, _, _) in MULTI.items():
+    for _case, (receiver, first, second, _, _) in MULTI.items():
         raw = mails_with_two(template, first, second, layout)
         jobs.append(apply_job(game.players[receiver], raw, mode, tmp_path, "--json"))
-    for result, (receiver, first, second, _, _) in zip(run_jobs(*jobs), MULTI.values()):
+    for result, (_, first, second, _, _) in zip(run_jobs(*jobs), MULTI.values(), strict=True):
         applied(result, [getattr(template, first), getattr(template, second)])
     statuses = run_jobs(*[(["status", "--json"], game.players[receiver].dir, game.players[receiver].home, None)
                           for receiver, *_ in MULTI.values()])
-    for (code, out, err), (receiver, _, _, head, step) in zip(statuses, MULTI.values()):
+    for (code, out, err), (_, _, _, head, step) in zip(statuses, MULTI.values(), strict=True):
         assert code == 0, err
         st = json.loads(out)
         assert st["head_seq"] == head and st["held"] == 0, st
@@ -430,7 +430,7 @@ def test_a_broken_mail_is_refused_and_changes_nothing(template, tmp_path, damage
         snapshots.append((player, snapshot(player.dir), snapshot(player.home)))
         jobs.append(apply_job(player, raw, mode, tmp_path))
     for (got, out, err), (player, before, home_before), (_, name) in zip(run_jobs(*jobs), snapshots,
-                                                                        TARGETS.values()):
+                                                                        TARGETS.values(), strict=True):
         assert got == code, (got, out, err)
         one_line_error(err)
         assert words in err
@@ -458,7 +458,7 @@ def test_a_mail_hard_wrapped_by_the_client_is_named_so(template, tmp_path, mode)
         player = game.players[receiver]
         snapshots.append((player, snapshot(player.dir)))
         jobs.append(apply_job(player, hard_wrapped(template.text(name)), mode, tmp_path))
-    for (code, out, err), (player, before) in zip(run_jobs(*jobs), snapshots):
+    for (code, out, err), (player, before) in zip(run_jobs(*jobs), snapshots, strict=True):
         assert code == 2, (code, out, err)
         one_line_error(err)
         assert "the message was re-wrapped at column 72 (line " in err and "was broken in two)" in err

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import example, given, settings
@@ -14,7 +14,7 @@ from pbem.errors import BadSignature, UnreadableInput
 
 SIGNER = keys.FileSigner.from_seed(bytes([1]) * 32, "alice")
 OTHER = keys.FileSigner.from_seed(bytes([2]) * 32, "bob")
-TIME = datetime(2026, 11, 22, 10, 31, tzinfo=timezone.utc)
+TIME = datetime(2026, 11, 22, 10, 31, tzinfo=UTC)
 
 
 def move(**changes) -> dict:
@@ -83,7 +83,8 @@ def test_crlf_and_trailing_spaces_copy_has_the_same_id():
     m = message.sign(note("some text"), SIGNER)
     text = m.stored().decode()
     body, armor = text.split("# -----BEGIN", 1)
-    mangled = "".join(line + " \t \r\n" for line in body.split("\n")[:-1]) + "# -----BEGIN" + armor.replace("\n", "\r\n")
+    mangled = ("".join(line + " \t \r\n" for line in body.split("\n")[:-1]) + "# -----BEGIN"
+               + armor.replace("\n", "\r\n"))
     copy = message.parse(mangled)
     assert copy.id == m.id
     assert copy.body == m.body
@@ -143,7 +144,8 @@ FIELD_ERRORS = [
     ("state not hex", replace('state = "' + "2" * 64, 'state = "' + "g" * 64), "state"),
     ("state is an int", replace('state = "' + "2" * 64 + '"', "state = 2"), "state"),
     ("uses uppercase", insert_after('state = "' + "2" * 64 + '"', 'uses = ["' + "AB" * 32 + '"]'), "uses"),
-    ("uses twice", insert_after('state = "' + "2" * 64 + '"', 'uses = ["' + "ab" * 32 + '", "' + "ab" * 32 + '"]'), "uses"),
+    ("uses twice", insert_after('state = "' + "2" * 64 + '"', 'uses = ["' + "ab" * 32 + '", "' + "ab" * 32 + '"]'),
+     "uses"),
     ("uses not a list", insert_after('state = "' + "2" * 64 + '"', 'uses = "' + "ab" * 32 + '"'), "uses"),
     ("private odd length", insert_after('state = "' + "2" * 64 + '"', 'private = "abc"'), "private"),
     ("private uppercase", insert_after('state = "' + "2" * 64 + '"', 'private = "ABCD"'), "private"),
@@ -182,7 +184,8 @@ def test_parse_rejects_second_order_with_its_index():
 @pytest.mark.parametrize(
     "side, field",
     [
-        ({"type": "join", "charter": "a" * 64, "anchor": "b" * 64, "hcommit": "c" * 64, "chain_length": "65536"}, "chain_length"),
+        ({"type": "join", "charter": "a" * 64, "anchor": "b" * 64, "hcommit": "c" * 64, "chain_length": "65536"},
+         "chain_length"),
         ({"type": "reveal", "for": "a" * 64, "seq": 3, "value": "b" * 63}, "value"),
         ({"type": "seal", "for": "a" * 64, "seq": 3}, "sealed"),
         ({"type": "unseal", "for": "a" * 64, "seq": 3, "key": "b" * 64, "orders": 5}, "orders"),
@@ -460,7 +463,8 @@ def test_find_two_messages_in_one_text():
     reveal = {"pbem": 1, "type": "reveal", "game": "g", "player": "bob", "for": first.id, "seq": 1,
               "value": "3" * 64}
     second = message.sign(reveal, OTHER)
-    mail = MAIL_INTRO + second.stored().decode() + "\nand the quoted move:\n" + quote(first.stored().decode()) + MAIL_SIG
+    mail = (MAIL_INTRO + second.stored().decode() + "\nand the quoted move:\n" + quote(first.stored().decode())
+            + MAIL_SIG)
     found = message.find(mail)
     assert [f.id for f in found] == [second.id, first.id]
     assert [f.type for f in found] == ["reveal", "move"]

@@ -13,7 +13,6 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-
 from pbem.rules.paths_of_glory import data
 from pbem.rules.paths_of_glory.data import (
     UnknownSpace,
@@ -387,7 +386,7 @@ def test_every_space_matches_reference(pog):
 
     edges = read_csv("edges.csv")
     assert len(edges) == len(pog.connections)
-    for edge, (a, b) in zip(edges, pog.connections):
+    for edge, (a, b) in zip(edges, pog.connections, strict=True):
         assert (pog.refs[a], pog.refs[b]) == (int(edge["a"]), int(edge["b"]))
         tokens = tuple(t for t in edge["nations"].split("|") if t)
         assert pog.limits.get(frozenset((a, b)), ()) == tokens
@@ -397,7 +396,7 @@ def test_every_space_matches_reference(pog):
 def test_every_unit_matches_reference(units):
     rows = read_csv("pieces.csv")
     assert len(rows) == len(units)
-    for row, unit in zip(rows, units.values()):
+    for row, unit in zip(rows, units.values(), strict=True):
         assert (unit.faction, unit.nation, unit.name, unit.type) == (
             row["faction"], row["nation"], row["name"], row["type"])
         assert factors(unit) == tuple(int(row[k]) for k in ("cf", "lf", "mf", "rcf", "rlf", "rmf"))
@@ -413,7 +412,7 @@ def test_every_setup_row_matches_reference(pog, units, setup):
     left = list(setup.units + setup.on_entry)
     for row in (r for r in rows if r["kind"] == "piece"):
         # "GE 1" is the 1 Army, "BR BEF" the BEF Army, "BR BEFc" the BEF Corps, "GEc" a plain corps
-        label, _, rest = row["unit"].partition(" ")
+        _label, _, rest = row["unit"].partition(" ")
         corps = row["unit"].endswith("c")
         rest = rest[:-1] if corps and rest else rest
         if corps and not rest:

@@ -87,7 +87,7 @@ def test_the_central_powers_besiege_liege_and_roll_for_it(game):
 
 
 def test_views_through_the_cli(game):
-    games, signers, tmp_path = game
+    _games, _signers, tmp_path = game
     env = {**os.environ, "COLUMNS": "160"}
 
     def pbem(*args):
@@ -108,6 +108,7 @@ def test_turks_in_medina_may_not_be_activated_for_movement():
     """14.1.8: special supply in Medina, but no movement activation (through the ruleset itself)."""
     from pbem.rules.paths_of_glory import ruleset
     from pbem.rules.paths_of_glory.state import position_from_case
+
     from pbem.ruleset import Seat, Setup
 
     state = position_from_case({"base": "1914", "at_war": ["tu"], "units": {"tu_corps_12": "medina"},

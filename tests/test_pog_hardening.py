@@ -12,13 +12,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from pbem.errors import UsageError
+from helpers import run_cli
 from pbem.rules.paths_of_glory import ruleset
 from pbem.rules.paths_of_glory.state import dump
-from pbem.ruleset import Seat, Setup
 
-from helpers import run_cli
+from pbem.errors import UsageError
+from pbem.ruleset import Seat, Setup
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
 

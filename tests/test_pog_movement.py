@@ -34,14 +34,13 @@ case wants cut off. The stand-in reads the live state, as the real supply functi
 from __future__ import annotations
 
 import pytest
-
-from pbem.dice import FixedDice
-from pbem.errors import IllegalOrder
 from pbem.rules.paths_of_glory import forts
 from pbem.rules.paths_of_glory.movement import Activation, activate_for_attack, activate_for_movement, move
 from pbem.rules.paths_of_glory.state import dump, position_from_case
-
 from pog_cases import DEFAULT_VARIANTS, load_cases, position
+
+from pbem.dice import FixedDice
+from pbem.errors import IllegalOrder
 
 CASES = load_cases("movement_*.toml") + load_cases("forts_*.toml")
 

@@ -17,11 +17,9 @@ step at the end of an action, `steps` times), "attrition" (the attrition segment
 from __future__ import annotations
 
 import pytest
-
 from pbem.rules.common import graphs
 from pbem.rules.paths_of_glory import supply as supply_rules
 from pbem.rules.paths_of_glory.state import initial_position
-
 from pog_cases import DEFAULT_VARIANTS, load_cases, position
 
 CASES = load_cases("supply_*.toml") + load_cases("oos_*.toml") + load_cases("attrition_*.toml")
@@ -153,7 +151,7 @@ def test_sources_are_bits_of_one_search(start):
     """Each unit's sources agree with a plain search from each source alone."""
     supply = supply_rules.compute(start)
     for cls, units in supply.by_class.items():
-        for bit, source in enumerate(cls.sources):
+        for _bit, source in enumerate(cls.sources):
             alone = supply_rules.SupplyClass(cls.side, (source,), cls.tokens, cls.sea, cls.beach_head,
                                              cls.russian_lines, cls.either_way)
             reach = supply_rules._search(alone, supply._pog, supply._c, supply._pos)
