@@ -12,7 +12,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from .errors import PbemError, UsageError
+from .errors import Held, PbemError, UsageError
 
 app = typer.Typer(
     name="pbem",
@@ -517,7 +517,7 @@ def _exit_for(report, posted: tuple | list = ()) -> None:
 
     for source, error in report.refused:
         console.stderr().print(f"error: refused {source}: {error}", markup=False, highlight=False)
-    codes = [error.exit_code for _, error in report.refused] + ([5] if report.held else [])
+    codes = [error.exit_code for _, error in report.refused] + ([Held.exit_code] if report.held else [])
     _exit_worst(codes, posted)
 
 
@@ -738,7 +738,8 @@ def inbox_cmd(
         game.announced()
     for refusal in report.refused:
         console.stderr().print(f"error: {reports.refusal_line(refusal)}", markup=False, highlight=False)
-    codes = [r.error.exit_code for r in report.refused] + [5 for r in report.applied.values() if r.held]
+    codes = [r.error.exit_code for r in report.refused] + [Held.exit_code for r in report.applied.values()
+                                                           if r.held]
     _exit_worst(codes, posted)
 
 
@@ -857,40 +858,19 @@ def verify(
     The summary counts the roll points and names the witnesses a roll still waits for; '--roll N'
     on such an entry says so and exits 5.
     """
-    from .errors import ChainBroken, Held
-    from .history import explain_roll, roll_points
+    from .history import explain_roll, resolved_roll, roll_points
 
     game = _game(game_dir)
     bar, advance = _progress("Verifying")
-    try:
-        if bar:
-            with bar:
-                engine = game.replay(keep_rolls=True, progress=advance)
-        else:
-            engine = game.replay(keep_rolls=True)
-        pending = game.reveals_at(engine)
-        for reveal in pending.values():
-            engine.clone().check_reveal(reveal)
-        forks = game.dir.forks()
-        if forks:
-            raise ChainBroken(f"the game is stopped: proof of equivocation in {forks[0]}", kind="game",
-                              field="forks")
-    except ChainBroken:
-        raise
-    except PbemError as exc:
-        raise ChainBroken(f"{exc.message} [{type(exc).__name__}]", entry=exc.entry, seq=exc.seq,
-                          player=exc.player, field=exc.field, rule=exc.rule, kind=exc.kind) from None
+    if bar:
+        with bar:
+            engine = game.verify(progress=advance)
+    else:
+        engine = game.verify()
     points = roll_points(game, engine)
     waiting = points.waiting
     if roll is not None:
-        if waiting is not None and waiting.seq == roll:
-            raise Held(f"its roll point is waiting for reveals from {', '.join(points.missing)}: no dice yet",
-                       kind="move", entry=waiting.entry, seq=roll, player=waiting.author, field="--roll")
-        if roll not in points.resolved:
-            where = f"entry {roll} opened no roll point" if 1 <= roll <= engine.head_seq else \
-                f"there is no entry {roll}: the log ends at seq {engine.head_seq}"
-            raise UsageError(where, field="--roll")
-        explained = explain_roll(points.resolved[roll], game.charter)
+        explained = explain_roll(resolved_roll(points, engine, roll), game.charter)
         if as_json:
             emit_json(explained)
             return

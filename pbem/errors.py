@@ -73,6 +73,10 @@ class UnreadableInput(PbemError):
     exit_code = 2
 
 
+class NoMessage(UnreadableInput):
+    """A file or mail that holds no pbem message at all (in a mailbox: another mail, skipped)."""
+
+
 class IllegalOrder(PbemError):
     """An order the rules forbid, or one out of turn (§9: exit 1). Names the rule it breaks."""
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import tomli_w
 
 from . import mail
-from .errors import ChainBroken, DiskError, Locked, NotDelivered, PbemError, UsageError
+from .errors import ChainBroken, DiskError, Locked, NoMessage, NotDelivered, PbemError, UsageError
 from .game import ApplyReport, Game, read_messages
 from .keys import app_dir
 from .log import atomic_write
@@ -195,10 +195,10 @@ def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = Fals
             continue
         try:
             messages = read_messages(raw, key)
+        except NoMessage:
+            report.skipped += 1
+            continue
         except PbemError as exc:
-            if "no pbem message" in exc.message:
-                report.skipped += 1
-                continue
             report.refused.append(Refusal(key, exc, final=True))
             unreadable.append(key)
             continue

@@ -31,6 +31,7 @@ from .errors import (
     DiskError,
     Held,
     Locked,
+    NoMessage,
     NotOfThisGame,
     PbemError,
     UnreadableInput,
@@ -255,6 +256,24 @@ class Game:
                                   player=exc.player, field=exc.field, kind=exc.kind) from None
             if progress:
                 progress(seq, last)
+        return engine
+
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> Engine:
+        """`pbem verify`: the whole log from the charter, trusting no cache, then the reveals waiting at
+        the head and any proof of a fork. Every defect is a ChainBroken (exit 4) naming the check."""
+        try:
+            engine = self.replay(keep_rolls=True, progress=progress)
+            for reveal in self.reveals_at(engine).values():
+                engine.clone().check_reveal(reveal)
+            forks = self.dir.forks()
+            if forks:
+                raise ChainBroken(f"the game is stopped: proof of equivocation in {forks[0]}", kind="game",
+                                  field="forks")
+        except ChainBroken:
+            raise
+        except PbemError as exc:
+            raise ChainBroken(f"{exc.message} [{type(exc).__name__}]", entry=exc.entry, seq=exc.seq,
+                              player=exc.player, field=exc.field, rule=exc.rule, kind=exc.kind) from None
         return engine
 
     def engine(self) -> Engine:
@@ -920,7 +939,7 @@ def read_messages(data: str | bytes, source: str) -> list[Message]:
         except PbemError as exc:
             raise exc.locate(kind=f"input {source}") from None
     if not found:
-        raise UnreadableInput(f"no pbem message found in {source}", kind=f"input {source}")
+        raise NoMessage(f"no pbem message found in {source}", kind=f"input {source}")
     return list(found.values())
 
 

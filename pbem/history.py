@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
-from .errors import ChainBroken
+from .errors import ChainBroken, Held, UsageError
 from .game import Game
 
 
@@ -35,6 +35,19 @@ def roll_points(game: Game, engine: Engine) -> RollPoints:
     if engine.roll is None:
         return RollPoints(resolved)
     return RollPoints(resolved, engine.roll, tuple(w for w in engine.roll.witnesses if w not in reveals))
+
+
+def resolved_roll(points: RollPoints, engine: Engine, seq: int) -> RollRecord:
+    """The roll point entry `seq` opened, once resolved: `verify --roll`."""
+    waiting = points.waiting
+    if waiting is not None and waiting.seq == seq:
+        raise Held(f"its roll point is waiting for reveals from {', '.join(points.missing)}: no dice yet",
+                   kind="move", entry=waiting.entry, seq=seq, player=waiting.author, field="--roll")
+    if seq not in points.resolved:
+        where = f"entry {seq} opened no roll point" if 1 <= seq <= engine.head_seq else \
+            f"there is no entry {seq}: the log ends at seq {engine.head_seq}"
+        raise UsageError(where, field="--roll")
+    return points.resolved[seq]
 
 
 def log_entries(game: Game, progress=None, *, last: int | None = None, since: int = 1) -> list[dict]:
