@@ -36,7 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pbem import chain, message as messages
+from pbem import chain
+from pbem import message as messages
 from pbem import ruleset as rulesets
 from pbem.charter import Charter, Member
 from pbem.engine import Engine
@@ -50,7 +51,7 @@ VERIFIER = "alice"  # the player whose directory holds the log
 ROLL_EVERY = 10
 BUDGET_VERIFY = 2.0
 L = chain.CHAIN_LENGTH
-START = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+START = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
 # --------------------------------------------------------------------------- building the log

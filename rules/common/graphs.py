@@ -10,7 +10,7 @@ the handful of sources a nation has.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 
 def reach_sources(

@@ -25,7 +25,7 @@ def parse(text: str) -> tuple[DiceTerm, ...]:
     compact = text.replace(" ", "").lower()
     if not compact:
         raise NotationError("empty dice expression")
-    terms = []
+    terms: list[DiceTerm] = []
     position = 0
     while position < len(compact):
         match = TERM.match(compact, position)

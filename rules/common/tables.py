@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from itertools import pairwise
 
 RANGE = re.compile(r"^(\d+)(?:-(\d+)|(\+)|(-))?$")
 
@@ -11,7 +13,7 @@ class TableError(ValueError):
     pass
 
 
-def ranges(table: dict) -> list[tuple[int, int, str]]:
+def ranges(table: Mapping) -> list[tuple[int, int, str]]:
     """The rows of a table as (low, high, result); keys that are not ranges are metadata."""
     rows = []
     for key, value in table.items():
@@ -33,7 +35,7 @@ def ranges(table: dict) -> list[tuple[int, int, str]]:
             raise TableError(f"row {key!r} must give its result as text")
         rows.append((low, high, value))
     rows.sort()
-    for (_, high, _), (low, _, _) in zip(rows, rows[1:]):
+    for (_, high, _), (low, _, _) in pairwise(rows):
         if low <= high:
             raise TableError("rows overlap")
     if not rows:
@@ -41,7 +43,7 @@ def ranges(table: dict) -> list[tuple[int, int, str]]:
     return rows
 
 
-def look_up(table: dict, total: int) -> str | None:
+def look_up(table: Mapping, total: int) -> str | None:
     for low, high, result in ranges(table):
         if low <= total <= high:
             return result

@@ -14,6 +14,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import NotRequired, TypedDict
 
 from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Chance, Decision, OptionSpec, OrderHint, Over, Setup, View
@@ -27,6 +28,31 @@ ORDER_FIELDS = {
     "pass": (set(), set()),
     "end": ({"result"}, set()),
 }
+# The rule each order's field errors cite (README, freeform section): `pass` has none of its own.
+ORDER_RULES = {"roll": "freeform.roll", "note": "freeform.note", "set": "freeform.set", "pass": "freeform.order",
+               "end": "freeform.end"}
+
+
+class PendingRoll(TypedDict):
+    """A roll order waiting for the dice of its entry's roll point."""
+
+    player: str
+    dice: str
+    purpose: str
+    table: NotRequired[str]
+
+
+class RollRecord(TypedDict):
+    """A resolved roll, as the public state shows it."""
+
+    player: str
+    dice: str
+    purpose: str
+    faces: list[int]
+    total: int
+    turn: int
+    table: NotRequired[str]
+    outcome: NotRequired[str]
 
 
 @dataclass
@@ -35,8 +61,8 @@ class FreeformState:
     turn: int = 1
     next: str = ""
     counters: dict[str, int] = field(default_factory=dict)
-    last_roll: dict | None = None
-    pending_roll: dict | None = None
+    last_roll: RollRecord | None = None
+    pending_roll: PendingRoll | None = None
     result: str | None = None
     resigned: list[str] = field(default_factory=list)
 
@@ -73,7 +99,7 @@ class Freeform:
             try:
                 tables.ranges(table)
             except tables.TableError as exc:
-                raise UsageError(f"table {name!r}: {exc}", rule="freeform.table", field=f"tables.{name}")
+                raise UsageError(f"table {name!r}: {exc}", rule="freeform.table", field=f"tables.{name}") from None
 
     def new_state(self, setup: Setup) -> FreeformState:
         self.check_setup(setup)
@@ -95,9 +121,9 @@ class Freeform:
             )
         required, optional = ORDER_FIELDS[kind]
         for key in required - set(order):
-            raise IllegalOrder(f"{kind} needs '{key}'", rule=f"freeform.{kind}", field=key)
+            raise IllegalOrder(f"{kind} needs '{key}'", rule=ORDER_RULES[kind], field=key)
         for key in set(order) - required - optional - {"kind"}:
-            raise IllegalOrder(f"{kind} takes no '{key}'", rule=f"freeform.{kind}", field=key)
+            raise IllegalOrder(f"{kind} takes no '{key}'", rule=ORDER_RULES[kind], field=key)
         if player != state.next:
             raise IllegalOrder(f"it is {state.next}'s step, not {player}'s", rule="freeform.order")
         getattr(self, f"_order_{kind}")(state, player, order)
@@ -161,10 +187,12 @@ class Freeform:
 
     def resolve(self, state: FreeformState, dice, private) -> FreeformState:
         roll = state.pending_roll
+        if roll is None:  # pending() asks for dice only while a roll waits, so a caller skipped it
+            raise UsageError("no roll is pending: dice are drawn only after a roll order", rule="freeform.roll")
         terms = notation.parse(roll["dice"])
         faces, total = notation.roll(terms, dice, roll["purpose"], "freeform.roll")
-        record = {"player": roll["player"], "dice": roll["dice"], "purpose": roll["purpose"],
-                  "faces": faces, "total": total, "turn": state.turn}
+        record: RollRecord = {"player": roll["player"], "dice": roll["dice"], "purpose": roll["purpose"],
+                              "faces": faces, "total": total, "turn": state.turn}
         if "table" in roll:
             record["table"] = roll["table"]
             found = tables.look_up(state.setup.tables[roll["table"]], total)

@@ -23,7 +23,7 @@ def state_view(state: dict):
         info.add_row("Step", state["next"])
     if state["resigned"]:
         info.add_row("Resigned", ", ".join(state["resigned"]))
-    parts = [info]
+    parts: list[Table | Text] = [info]
     if state["counters"]:
         counters = Table(title="Counters", title_justify="left")
         counters.add_column("counter")

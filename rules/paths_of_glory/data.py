@@ -25,9 +25,10 @@ import tomllib
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from types import MappingProxyType
+from typing import Any
 
 FORMAT_VERSION = 1
 NO_VARIANTS: frozenset[str] = frozenset()
@@ -193,7 +194,7 @@ class Setup:
     on_entry_trenches: tuple[Trench, ...]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read(name: str) -> dict:
     with resources.files(__package__).joinpath("data", name).open("rb") as handle:
         data = tomllib.load(handle)
@@ -225,7 +226,7 @@ def load_map(variants: frozenset[str] = NO_VARIANTS) -> PogMap:
     return _load_map(_variants(variants))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_map(variants: frozenset[str]) -> PogMap:
     data = _read("map.toml")
     spaces: dict[str, dict] = dict(data["spaces"])
@@ -247,7 +248,6 @@ def _load_map(variants: frozenset[str]) -> PogMap:
 
     ids = tuple(spaces)
     index = {key: i for i, key in enumerate(ids)}
-    column = lambda key, default=None: tuple(spaces[s].get(key, default) for s in ids)  # noqa: E731
 
     adjacent: list[set[int]] = [set() for _ in ids]
     connections: dict[frozenset[int], tuple[int, int]] = {}
@@ -264,12 +264,12 @@ def _load_map(variants: frozenset[str]) -> PogMap:
         connections.setdefault(frozenset((a, b)), (a, b))
         tokens = tuple(link[2:])
         if "oneway" in tokens:
-            key: frozenset[int] | tuple[int, int] = (a, b)
+            limit: frozenset[int] | tuple[int, int] = (a, b)
             tokens = tuple(t for t in tokens if t != "oneway")
         else:
-            key = frozenset((a, b))
-        if tokens or key != frozenset((a, b)):
-            limits[key] = limits.get(key, ()) + tokens
+            limit = frozenset((a, b))
+        if tokens or limit != frozenset((a, b)):
+            limits[limit] = limits.get(limit, ()) + tokens
 
     boxes = {key: Box(key, box["name"], box["side"], box.get("ref")) for key, box in data["boxes"].items()}
     supply = tuple(
@@ -300,18 +300,18 @@ def _load_map(variants: frozenset[str]) -> PogMap:
         variants=variants,
         ids=ids,
         index=MappingProxyType(index),
-        names=column("name"),
-        refs=column("ref"),
-        map=column("map"),
-        nation=column("nation"),
-        control=column("control"),
-        terrain=column("terrain"),
-        source=column("source", False),
-        vp=column("vp", 0),
-        fort=column("fort", 0),
-        port=column("port"),
-        capital=column("capital", False),
-        offmap=column("offmap", False),
+        names=_required(spaces, "name"),
+        refs=_optional(spaces, "ref", None),
+        map=_required(spaces, "map"),
+        nation=_required(spaces, "nation"),
+        control=_required(spaces, "control"),
+        terrain=_required(spaces, "terrain"),
+        source=_optional(spaces, "source", False),
+        vp=_optional(spaces, "vp", 0),
+        fort=_optional(spaces, "fort", 0),
+        port=_optional(spaces, "port", None),
+        capital=_optional(spaces, "capital", False),
+        offmap=_optional(spaces, "offmap", False),
         neighbours=tuple(tuple(sorted(n)) for n in adjacent),
         connections=tuple(connections.values()),
         limits=MappingProxyType(limits),
@@ -320,6 +320,19 @@ def _load_map(variants: frozenset[str]) -> PogMap:
         aliases=MappingProxyType(aliases),
         _lookup=MappingProxyType(lookup),
     )
+
+
+def _required(spaces: Mapping[str, Mapping[str, Any]], key: str) -> tuple[Any, ...]:
+    """One field of every space, in space order; map.toml gives it for each space."""
+    missing = [space for space, fields in spaces.items() if key not in fields]
+    if missing:
+        raise ValueError(f"space {missing[0]}: no {key}")
+    return tuple(fields[key] for fields in spaces.values())
+
+
+def _optional(spaces: Mapping[str, Mapping[str, Any]], key: str, default: Any) -> tuple[Any, ...]:
+    """One field of every space, in space order; map.toml leaves it out where it is `default`."""
+    return tuple(fields.get(key, default) for fields in spaces.values())
 
 
 def find_space(text: str, variants: frozenset[str] = NO_VARIANTS) -> str:
@@ -336,7 +349,7 @@ def load_units(variants: frozenset[str] = NO_VARIANTS) -> Mapping[str, Unit]:
     return _load_units(_variants(variants))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_units(variants: frozenset[str]) -> Mapping[str, Unit]:
     data = _read("units.toml")
     units = {key: _unit(key, raw) for key, raw in data["units"].items()}
@@ -353,7 +366,7 @@ def load_setup(variants: frozenset[str] = NO_VARIANTS) -> Setup:
     return _load_setup(_variants(variants))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_setup(variants: frozenset[str]) -> Setup:
     data = _read("setup_1914.toml")
     sections = {

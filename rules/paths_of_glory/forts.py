@@ -26,7 +26,7 @@ Functions the other rules call:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from pbem.errors import IllegalOrder
 
@@ -254,7 +254,7 @@ def _siege_verdict(name: str, die: int, drm: int, lf: int) -> str:
 def _fort_step_checks(state: PogState, side: str, space: str, corps: str, activation: Activation,
                       space_supplied: Callable[[str], bool], rule: str) -> None:
     """R31's conditions, shared by building (15.4.1) and rebuilding (15.4.2)."""
-    def refuse(message: str, field: str | None = None) -> None:
+    def refuse(message: str, field: str | None = None) -> NoReturn:
         raise IllegalOrder(message, rule=rule, field=field)
 
     if space not in state.map.index:

@@ -62,13 +62,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from pbem.errors import IllegalOrder, UnreadableInput
 
 from . import forts
 from .data import UnknownSpace
 from .roles import ANA, BEF_UNITS
-from .state import PogState
+from .state import PogState, UnitState
 
 STACKING_LIMIT = 3  # base 10.1.1: three combat units per space (forts do not count)
 BEF_NATIONS = frozenset({"br", "fr", "be", "ge"})  # base 11.1.17: where the BEF may move
@@ -107,7 +108,8 @@ class Activation:
 
 # ---------------------------------------------------------------------------------- activation
 
-def _space(state: PogState, text: str, field_name: str) -> str:
+def _space(state: PogState, text: str, field_name: str, rule: str) -> str:
+    """The map space a player named; `rule` is the one a box (reserve, eliminated) breaks there."""
     if not isinstance(text, str):
         raise UnreadableInput(f"a space name must be a string, not {text!r}", field=field_name)
     if text in state.map.index:
@@ -117,7 +119,7 @@ def _space(state: PogState, text: str, field_name: str) -> str:
     except UnknownSpace as exc:
         raise UnreadableInput(str(exc), field=field_name) from None
     if found not in state.map.index:
-        raise IllegalOrder(f"{state.map.name_of(found)} is a box, not a map space", field=field_name)
+        raise IllegalOrder(f"{state.map.name_of(found)} is a box, not a map space", rule=rule, field=field_name)
     return found
 
 
@@ -129,7 +131,7 @@ def _start(activation: Activation | None, side: str) -> Activation:
     if activation is None:
         return Activation(side)
     if activation.side != side:
-        raise IllegalOrder("the activation belongs to the other side")
+        raise IllegalOrder("the activation belongs to the other side", rule="8.1.4")  # the active side's action
     return activation.copy()
 
 
@@ -141,7 +143,7 @@ def activate_for_movement(state: PogState, side: str, spaces: Iterable[str],
     result = _start(activation, side)
     for i, text in enumerate(spaces):
         where = f"activate[{i}]"
-        space = _space(state, text, where)
+        space = _space(state, text, where, "9.2.6")  # only occupied map spaces are activated
         name = state.map.name_of(space)
         own = _own_units(state, side, space)
         if not own:
@@ -164,7 +166,7 @@ def activate_for_attack(state: PogState, side: str, spaces: Iterable[str],
     result = _start(activation, side)
     for i, text in enumerate(spaces):
         where = f"attack[{i}]"
-        space = _space(state, text, where)
+        space = _space(state, text, where, "9.2.6")  # only occupied map spaces are activated
         name = state.map.name_of(space)
         if not _own_units(state, side, space):
             raise IllegalOrder(f"{name} holds no units of this side to activate", rule="9.2.6", field=where)
@@ -216,7 +218,8 @@ def _parse(state: PogState, order: Mapping) -> list[_Step]:
         path = item.get("path")
         if not isinstance(path, list) or not path:
             raise UnreadableInput("`path` is a non-empty list of spaces", field=_sub(where, "path"))
-        spaces = tuple(_space(state, text, _sub(where, f"path[{j}]")) for j, text in enumerate(path))
+        spaces = tuple(_space(state, text, _sub(where, f"path[{j}]"), "base 11.1.3")  # along connections
+                       for j, text in enumerate(path))
         for unit in units:
             if unit not in state.unit_facts:
                 raise UnreadableInput(f"unknown unit {unit!r}", field=_sub(where, "units"))
@@ -293,7 +296,7 @@ def move(state: PogState, side: str, order: Mapping, supplied: Callable[[str], b
     On success `state` and `activation` (units moved) are updated; on IllegalOrder neither is.
     """
     if activation.side != side:
-        raise IllegalOrder("the activation belongs to the other side")
+        raise IllegalOrder("the activation belongs to the other side", rule="8.1.4")  # the active side's action
     steps = _parse(state, order)
     snap = _snapshot(state)
     try:
@@ -305,141 +308,189 @@ def move(state: PogState, side: str, order: Mapping, supplied: Callable[[str], b
     return events
 
 
+@dataclass
+class _Progress:
+    """What one move order has done so far; judged as a whole once every unit has moved."""
+
+    forts_at_start: dict[str, str]
+    events: list[dict] = field(default_factory=list)
+    moved: set[str] = field(default_factory=set)
+    entered_unbesieged: dict[str, list[str]] = field(default_factory=dict)  # enemy fort space -> units
+    touched: set[str] = field(default_factory=set)  # spaces units ended in or left
+    fort_spaces: set[str] = field(default_factory=set)  # enemy fort spaces units ended in or left
+
+
 def _move(state: PogState, side: str, steps: list[_Step], supplied: Callable[[str], bool],
           activation: Activation) -> tuple[list[dict], set[str]]:
-    pog = state.map
-    facts = state.unit_facts
-    events: list[dict] = []
-    moved: set[str] = set()
-    forts_at_start = dict(state.forts)
-    besieged_at_start = {s for s, f in forts_at_start.items() if f == "besieged"}
-    entered_unbesieged: dict[str, list[str]] = {}  # enemy fort space -> units that entered it unbesieged
-    touched: set[str] = set()  # spaces units ended in or left
-    fort_spaces: set[str] = set()  # enemy fort spaces units ended in or left
-
+    progress = _Progress(dict(state.forts))
     for step in steps:
-        unit, where = step.unit, step.field
-        name = facts[unit].name
+        here, path = _mover(state, side, step, supplied, activation, progress.moved)
+        start = here.space
+        end = _walk(state, side, step, start, path, progress)
+        _check_end(state, side, step, end, activation)
+        _arrive(state, side, step.unit, start, end, path, progress)
+    _judge(state, side, progress)
+    return progress.events, progress.moved
 
-        def refuse(message: str, rule: str | None, at: str = where or "units") -> None:
-            raise IllegalOrder(f"{unit} ({name}): {message}", rule=rule, field=at)
 
-        here = state.units.get(unit)
-        if facts[unit].faction != side:
-            refuse("not a unit of the moving side", "base 11.1.1")
-        if here is None or here.space not in pog.index:
-            refuse("not on the map", "base 11.1.1")
-        if unit in moved or unit in activation.moved:
-            refuse("has already moved this action", "base 11.1.1")
-        if unit not in activation.units:
-            refuse(f"its space {pog.name_of(here.space)} was not activated for movement", "base 11.1.1")
-        path = list(step.path)
-        if path[0] == here.space:
-            path = path[1:]
-            if not path:
-                refuse("the path enters no space", None, _sub(where, "path"))
-        mf = facts[unit].rmf if here.reduced else facts[unit].mf
-        if mf < 1:
-            refuse("has no movement factor", "base 11.1.1")
-        if len(path) > mf:
-            refuse(f"the path costs {len(path)} MP but its MF is {mf}", "base 11.1.5", _sub(where, "path"))
-        if not supplied(unit):
-            refuse("is out of supply as it starts to move; OOS units may be activated for attack only",
-                   "14.1.1.1")
+def _refuse(state: PogState, step: _Step, message: str, rule: str, at: str | None = None) -> NoReturn:
+    """Refuse one unit's move; the field at fault is the move's own unless `at` names a part."""
+    name = state.unit_facts[step.unit].name
+    raise IllegalOrder(f"{step.unit} ({name}): {message}", rule=rule, field=at or step.field or "units")
 
-        start = current = here.space
-        for j, nxt in enumerate(path):
-            at = _sub(where, f"path[{j}]")
-            target = pog.name_of(nxt)
-            last = j == len(path) - 1
-            if pog.index[nxt] not in pog.neighbours[pog.index[current]]:
-                refuse(f"{pog.name_of(current)} and {target} are not connected", "base 11.1.3", at)
-            if not _beachhead_ok(state, nxt):
-                refuse(f"{target} holds no MEF Beach Head", "base 11.1.10", at)
-            if not _may_cross(state, unit, current, nxt):
-                refuse(f"may not use the limited connection {pog.name_of(current)}-{target}",
-                       "base 11.1.4", at)
-            if state.neutral(nxt):
-                refuse(f"{target} is in a neutral nation", "base 11.1.11", at)
-            occupant = state.occupant(nxt)
-            if occupant is not None and occupant != side:
-                refuse(f"{target} holds enemy units", "base 11.1.7", at)
-            if unit in BEF_UNITS and pog.nation[pog.index[nxt]] not in BEF_NATIONS:
-                refuse(f"the BEF may not enter {target}", "base 11.1.17", at)
-            if (facts[unit].type == "army" and pog.map[pog.index[nxt]] == "neareast"
-                    and not state.unit_facts[unit].near_east):  # base 11.3.1
-                refuse(f"this army may not enter the Near East map ({target})", "base 11.3.1", at)
-            if forts.russian_barred(state, unit, nxt):
-                refuse(f"Russian units may not enter the German fort space {target} in August 1914",
-                       "15.1.12", at)
-            if forts.stops_movement(state, side, nxt):
-                if not last:
-                    refuse(f"entering the unbesieged enemy fort space {target} ends its move",
-                           "15.1.1", at)
-                entered_unbesieged.setdefault(nxt, []).append(unit)
-            current = nxt
 
-        end = current
-        end_name = pog.name_of(end)
-        if end in activation.attack:
-            refuse(f"may not end its move under the Attack marker in {end_name}", "base 11.1.6",
-                   _sub(where, "path"))
-        if (side == "cp" and end in CHANNEL_PORTS and RACE_TO_THE_SEA not in state.events
-                and state.war_status.get("cp", 0) < RACE_TO_THE_SEA_WAR_STATUS):
-            refuse(f"the CP may not end a move in {end_name} before Race to the Sea", "base 11.1.9",
-                   _sub(where, "path"))
+def _mover(state: PogState, side: str, step: _Step, supplied: Callable[[str], bool], activation: Activation,
+           moved: set[str]) -> tuple[UnitState, list[str]]:
+    """base 11.1.1: may this unit move now? Returns where it stands and the spaces it enters."""
+    unit, pog = step.unit, state.map
+    here = state.units.get(unit)
+    if state.unit_facts[unit].faction != side:
+        _refuse(state, step, "not a unit of the moving side", "base 11.1.1")
+    if here is None or here.space not in pog.index:
+        _refuse(state, step, "not on the map", "base 11.1.1")
+    if unit in moved or unit in activation.moved:
+        _refuse(state, step, "has already moved this action", "base 11.1.1")
+    if unit not in activation.units:
+        _refuse(state, step, f"its space {pog.name_of(here.space)} was not activated for movement", "base 11.1.1")
+    path = list(step.path)
+    if path[0] == here.space:
+        path = path[1:]
+        if not path:  # a move goes from space to space (base 11.1.3): staying put is no move
+            _refuse(state, step, "the path enters no space", "base 11.1.3", _sub(step.field, "path"))
+    _check_mf(state, step, here, path)
+    if not supplied(unit):
+        _refuse(state, step, "is out of supply as it starts to move; OOS units may be activated for attack only",
+                "14.1.1.1")
+    return here, path
 
-        # the unit stops: apply its arrival at once (variant 11.1.4, R01, R03, R05)
-        before = state.control.get(end)
-        first = not any(state.faction(u) == side for u in state.units_in(end))
-        state.units[unit].space = end
-        moved.add(unit)
-        touched.update((start, end))
-        events.append({"kind": "move", "unit": unit, "from": start, "to": end, "path": path})
-        for space in (start, end):
-            if forts.fort_owner(state, space) not in (None, side):
-                fort_spaces.add(space)
-                forts.update_siege(state, space)  # R05, R39; its events are given once, below
-        if before != side:
-            level = state.trenches.get(end, 0) if first else 0
-            if level:  # base 11.2.5-11.2.6, R03: the first of the side's units to stop there
-                # takes a level off the enemy trench (level 2 becomes its own level 1)
-                if level > 1:
-                    state.trenches[end] = level - 1
-                else:
-                    del state.trenches[end]
-                events.append({"kind": "trench", "space": end, "level": level - 1, "rule": "base 11.2.5"})
-            if not forts.enemy_fort(state, side, end) and unit != ANA:
-                state.control[end] = side
-                events.append({"kind": "control", "space": end, "side": side, "rule": "11.1.4"})
 
-    # the whole order has moved: judge it
-    for space in sorted(touched):
+def _check_mf(state: PogState, step: _Step, here: UnitState, path: list[str]) -> None:
+    """base 11.1.1, 11.1.2, 11.1.5: 1 MP per space entered, within the full or reduced MF."""
+    facts = state.unit_facts[step.unit]
+    mf = facts.rmf if here.reduced else facts.mf
+    if mf < 1:
+        _refuse(state, step, "has no movement factor", "base 11.1.1")
+    if len(path) > mf:
+        _refuse(state, step, f"the path costs {len(path)} MP but its MF is {mf}", "base 11.1.5",
+                _sub(step.field, "path"))
+
+
+def _walk(state: PogState, side: str, step: _Step, start: str, path: list[str], progress: _Progress) -> str:
+    """Check each space entered, in order; returns the space the unit stops in."""
+    current = start
+    for j, nxt in enumerate(path):
+        at = _sub(step.field, f"path[{j}]")
+        _check_step(state, side, step, current, nxt, at)
+        if forts.stops_movement(state, side, nxt):
+            if j != len(path) - 1:
+                _refuse(state, step, f"entering the unbesieged enemy fort space {state.map.name_of(nxt)} ends "
+                        "its move", "15.1.1", at)
+            progress.entered_unbesieged.setdefault(nxt, []).append(step.unit)
+        current = nxt
+    return current
+
+
+def _check_step(state: PogState, side: str, step: _Step, current: str, nxt: str, at: str) -> None:
+    """May the unit go from `current` into `nxt` (see the module docstring for each rule)?"""
+    pog, unit = state.map, step.unit
+    target = pog.name_of(nxt)
+    if pog.index[nxt] not in pog.neighbours[pog.index[current]]:
+        _refuse(state, step, f"{pog.name_of(current)} and {target} are not connected", "base 11.1.3", at)
+    if not _beachhead_ok(state, nxt):
+        _refuse(state, step, f"{target} holds no MEF Beach Head", "base 11.1.10", at)
+    if not _may_cross(state, unit, current, nxt):
+        _refuse(state, step, f"may not use the limited connection {pog.name_of(current)}-{target}", "base 11.1.4", at)
+    if state.neutral(nxt):
+        _refuse(state, step, f"{target} is in a neutral nation", "base 11.1.11", at)
+    occupant = state.occupant(nxt)
+    if occupant is not None and occupant != side:
+        _refuse(state, step, f"{target} holds enemy units", "base 11.1.7", at)
+    if unit in BEF_UNITS and pog.nation[pog.index[nxt]] not in BEF_NATIONS:
+        _refuse(state, step, f"the BEF may not enter {target}", "base 11.1.17", at)
+    facts = state.unit_facts[unit]
+    if facts.type == "army" and pog.map[pog.index[nxt]] == "neareast" and not facts.near_east:
+        _refuse(state, step, f"this army may not enter the Near East map ({target})", "base 11.3.1", at)
+    if forts.russian_barred(state, unit, nxt):
+        _refuse(state, step, f"Russian units may not enter the German fort space {target} in August 1914",
+                "15.1.12", at)
+
+
+def _check_end(state: PogState, side: str, step: _Step, end: str, activation: Activation) -> None:
+    """base 11.1.6, 11.1.9: spaces where a move may not end."""
+    end_name = state.map.name_of(end)
+    at = _sub(step.field, "path")
+    if end in activation.attack:
+        _refuse(state, step, f"may not end its move under the Attack marker in {end_name}", "base 11.1.6", at)
+    if (side == "cp" and end in CHANNEL_PORTS and RACE_TO_THE_SEA not in state.events
+            and state.war_status.get("cp", 0) < RACE_TO_THE_SEA_WAR_STATUS):
+        _refuse(state, step, f"the CP may not end a move in {end_name} before Race to the Sea", "base 11.1.9", at)
+
+
+def _arrive(state: PogState, side: str, unit: str, start: str, end: str, path: list[str],
+            progress: _Progress) -> None:
+    """The unit stops: its arrival applies at once (variant 11.1.4, R01, R03, R05)."""
+    before = state.control.get(end)
+    first = not any(state.faction(u) == side for u in state.units_in(end))
+    state.units[unit].space = end
+    progress.moved.add(unit)
+    progress.touched.update((start, end))
+    progress.events.append({"kind": "move", "unit": unit, "from": start, "to": end, "path": path})
+    for space in (start, end):
+        if forts.fort_owner(state, space) not in (None, side):
+            progress.fort_spaces.add(space)
+            forts.update_siege(state, space)  # R05, R39; its events are given once, by _judge
+    if before != side:
+        _take(state, side, unit, end, first, progress.events)
+
+
+def _take(state: PogState, side: str, unit: str, end: str, first: bool, events: list[dict]) -> None:
+    """A unit stops in a space its side did not control: enemy trench and control."""
+    level = state.trenches.get(end, 0) if first else 0
+    if level:  # base 11.2.5-11.2.6, R03: the first of the side's units to stop there
+        # takes a level off the enemy trench (level 2 becomes its own level 1)
+        if level > 1:
+            state.trenches[end] = level - 1
+        else:
+            del state.trenches[end]
+        events.append({"kind": "trench", "space": end, "level": level - 1, "rule": "base 11.2.5"})
+    if not forts.enemy_fort(state, side, end) and unit != ANA:
+        state.control[end] = side
+        events.append({"kind": "control", "space": end, "side": side, "rule": "11.1.4"})
+
+
+def _judge(state: PogState, side: str, progress: _Progress) -> None:
+    """The whole order has moved: stacking, then the sieges it made or left, then their events."""
+    pog = state.map
+    for space in sorted(progress.touched):
         count = len(state.units_in(space))
         if count > STACKING_LIMIT:
             raise IllegalOrder(f"{pog.name_of(space)} would hold {count} units; the limit is "
                                f"{STACKING_LIMIT}", rule="base 10.1.1", field="moves")
-    for space in sorted(fort_spaces):
-        present = forts.besiegers(state, space)
-        if not present or forts.meets_siege(state, space, present):
-            continue
-        name = pog.name_of(space)
-        lf = forts.fort_lf(state, space)
-        if entered_unbesieged.get(space):
-            raise IllegalOrder(
-                f"the units entering {name} cannot besiege its fort: that takes an army or {lf} "
-                f"corps entering in one action ({', '.join(present)} would be there)",
-                rule="15.2.1", field="moves")
-        if space in besieged_at_start:
-            raise IllegalOrder(
-                f"{name} would be occupied but no longer besieged ({', '.join(present)} left there; "
-                f"a siege needs an army or {lf} corps)", rule="15.2.4", field="moves")
-    for space in sorted(fort_spaces, key=pog.index.__getitem__):
+    for space in sorted(progress.fort_spaces):
+        _check_siege(state, space, progress)
+    for space in sorted(progress.fort_spaces, key=pog.index.__getitem__):
         status = state.forts.get(space)
-        if status == forts_at_start.get(space):
+        if status == progress.forts_at_start.get(space):
             continue
         if status == "besieged":
-            events.append({"kind": "besieged", "space": space, "side": side, "rule": "15.2.1"})
+            progress.events.append({"kind": "besieged", "space": space, "side": side, "rule": "15.2.1"})
         else:
-            events.append({"kind": "siege_ended", "space": space, "rule": "15.2.4"})
-    return events, moved
+            progress.events.append({"kind": "siege_ended", "space": space, "rule": "15.2.4"})
+
+
+def _check_siege(state: PogState, space: str, progress: _Progress) -> None:
+    """15.2.1, 15.2.4: units left in an enemy fort space must besiege it."""
+    present = forts.besiegers(state, space)
+    if not present or forts.meets_siege(state, space, present):
+        return
+    name = state.map.name_of(space)
+    lf = forts.fort_lf(state, space)
+    if progress.entered_unbesieged.get(space):
+        raise IllegalOrder(
+            f"the units entering {name} cannot besiege its fort: that takes an army or {lf} "
+            f"corps entering in one action ({', '.join(present)} would be there)",
+            rule="15.2.1", field="moves")
+    if progress.forts_at_start.get(space) == "besieged":
+        raise IllegalOrder(
+            f"{name} would be occupied but no longer besieged ({', '.join(present)} left there; "
+            f"a siege needs an army or {lf} corps)", rule="15.2.4", field="moves")

@@ -115,10 +115,9 @@ class PathsOfGlory:
         return Decision((self._owner(state, state.active),))
 
     def _owner(self, state: PogState, side: str) -> str:
-        setup = getattr(state, "setup", None)
-        if setup is None:
+        if state.setup is None:  # a position from a rule case: no charter, so the side plays itself
             return side
-        return self._players(setup)[side]
+        return self._players(state.setup)[side]
 
     def apply(self, state: PogState, player: str, order: dict) -> PogState:
         kind = order["kind"]

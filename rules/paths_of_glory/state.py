@@ -7,11 +7,16 @@ Rule cases set a position directly (`position_from_case`); a game starts from th
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
-from .data import NO_VARIANTS, PogMap, load_map, load_setup, load_units
+from .data import NO_VARIANTS, PogMap, Unit, load_map, load_setup, load_units
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbem.ruleset import Setup
 
 SIDES = ("ap", "cp")
 FORT_STATES = ("intact", "besieged", "destroyed")
@@ -52,6 +57,8 @@ class PogState:
     active: str = "cp"  # 8.1.2: the Central Powers act first in each action round
     round: int = 1
     action: dict = field(default_factory=dict)  # the open action: kind, activated spaces, moved units
+    # Who commands each side, from the charter: not part of the position, so neither dumped nor compared.
+    setup: Setup | None = field(default=None, compare=False, repr=False)
 
     # ------------------------------------------------------------------ facts of the map and units
 
@@ -60,7 +67,7 @@ class PogState:
         return load_map(self.variants)
 
     @property
-    def unit_facts(self):
+    def unit_facts(self) -> Mapping[str, Unit]:
         return load_units(self.variants)
 
     @property

@@ -17,10 +17,9 @@ The rulings cited (R13-R24, R36-R37) are in RULINGS.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
-from pbem.rules.common import graphs
-
+from ..common import graphs
 from .data import PogMap, Unit, load_map, load_units
 from .forts import update_siege
 from .roles import ANA, BEACH_HEAD_UNITS, BEF_UNITS
@@ -72,13 +71,13 @@ class _Compiled:
     port_needs: tuple[tuple[int, int], ...]  # (port, space the Allies must control)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compile(pog: PogMap) -> _Compiled:
     size = len(pog)
     mef = frozenset(i for i in range(size) if pog.nation[i] == "none")
     # the sea touches every port and every MEF beach head space (a port while the marker is there)
     ports = tuple(i for i in range(size) if pog.port[i] or i in mef)
-    with_sea = tuple(n + (size,) if i in ports else n for i, n in enumerate(pog.neighbours)) + (ports,)
+    with_sea = (*((*n, size) if i in ports else n for i, n in enumerate(pog.neighbours)), ports)
     limited = []
     tokens: set[str] = set()
     for a, b in pog.connections:
@@ -151,7 +150,7 @@ def unit_class(state: PogState, unit: str) -> SupplyClass:
     return _unit_class(state.variants, unit)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _unit_class(variants: frozenset[str], unit_id: str) -> SupplyClass:
     pog = load_map(variants)
     unit = load_units(variants)[unit_id]
@@ -167,7 +166,7 @@ def _unit_class(variants: frozenset[str], unit_id: str) -> SupplyClass:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def space_class(variants: frozenset[str], side: str) -> SupplyClass:
     """How a side's spaces trace for attrition (14.2.5, R24): every source of the side, every
     connection open to a nation of the side in either direction, sea supply under the side's port
@@ -330,7 +329,7 @@ def _make_cross(cls: SupplyClass, c: _Compiled, pos: _Position):
     return cross
 
 
-@lru_cache(maxsize=None)
+@cache
 def _back_table(c: _Compiled) -> dict[tuple[int, int], tuple[str, ...]]:
     return {(x, y): tokens for x, y, tokens in c.limited}
 
@@ -346,14 +345,14 @@ class Supply:
     """The supply of one position: per unit on the map, its status and the sources it reaches."""
 
     state: PogState
+    _pog: PogMap
+    _c: _Compiled
+    _pos: _Position
     by_class: dict[SupplyClass, tuple[str, ...]] = field(default_factory=dict)  # class -> units
     reach: dict[SupplyClass, list[int]] = field(default_factory=dict)  # class -> mask per space
     _status: dict[str, str] = field(default_factory=dict)
     _sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _special: dict[str, str] = field(default_factory=dict)  # unit -> rule of its special supply
-    _pog: PogMap | None = None
-    _c: _Compiled | None = None
-    _pos: _Position | None = None
     _spaces: dict[str, list[int]] = field(default_factory=dict)  # side -> mask per space
 
     def status(self, unit: str) -> str | None:
@@ -383,7 +382,6 @@ class Supply:
         """Can `side` trace supply from one of its sources to `space` (14.2.5, R24)? Unlike a unit's
         own space (R14), the space itself must be open to the side: a lapsed siege or a besieged
         friendly fort is never supplied (14.1.2, 15.2.4)."""
-        assert self._pog is not None and self._c is not None and self._pos is not None
         i = self._pog.index[space]
         return self._pos.enter[side][i] and bool(self._space_reach(side)[i])
 
@@ -398,7 +396,7 @@ def _search(cls: SupplyClass, pog: PogMap, c: _Compiled, pos: _Position) -> list
     enter = pos.enter[cls.side]
     neighbours = c.neighbours
     if cls.sea:
-        enter = enter + [True]
+        enter = [*enter, True]
         neighbours = c.with_sea
     sources = [pog.index[s] for s in cls.sources]
     return graphs.reach_sources(neighbours, sources, enter, _cross(cls, c, pos))
@@ -470,7 +468,7 @@ def _event(kind: str, rule: str, **fields) -> dict:
     return {"kind": kind, **fields, "rule": rule}
 
 
-def _remove_markers(state: PogState, supply: "Supply", units: list[str], rule: str) -> list[dict]:
+def _remove_markers(state: PogState, supply: Supply, units: list[str], rule: str) -> list[dict]:
     """Take the OOS marker off every one of these units that is in supply again."""
     events = []
     for unit in units:
@@ -549,7 +547,7 @@ class CombatSupply:
     defender_losses_first: tuple[str, ...] = ()
     oos_attackers: tuple[str, ...] = ()  # no flank bonus, advance at most 1 space (14.3.1, 14.3.4)
     reasons: tuple[str, ...] = ()
-    statuses: dict[str, str] = field(default_factory=dict, compare=False)
+    statuses: dict[str, str | None] = field(default_factory=dict, compare=False)  # None: off the map
 
 
 # 14.3.4: (attacker shift, defender DRM) by the attacker's marker; (defender shift, attacker DRM)
@@ -617,8 +615,7 @@ def attrition(state: PogState) -> list[dict]:
     All spaces are judged on the position before any change. Trenches follow base 11.2.7 (R24).
     Mutates `state` and returns the events."""
     supply = compute(state, units=False)
-    pog, c, pos = supply._pog, supply._c, supply._pos
-    assert pog is not None and c is not None and pos is not None
+    pog, pos = supply._pog, supply._pos
     reach = {side: supply._space_reach(side) for side in SIDES}
     flips = []
     for i, space in enumerate(pog.ids):

@@ -5,6 +5,8 @@ Each view has a data function (what --json prints) and a render function drawing
 
 from __future__ import annotations
 
+from typing import NotRequired, TypedDict
+
 from .data import UnknownSpace, slug
 from .state import PogState
 
@@ -93,7 +95,7 @@ def render_map(data: dict):
     from rich.table import Table
     from rich.text import Text
 
-    parts = [Text(f"Turn {data['turn']}: {data['turn_label']}", style="bold")]
+    parts: list[Text | Table] = [Text(f"Turn {data['turn']}: {data['turn_label']}", style="bold")]
     for nation, spaces in data["nations"].items():
         table = Table(title=NATION_NAMES.get(nation, nation), title_justify="left", show_edge=False)
         for column in ("space", "ctrl", "fort", "trench", "units"):
@@ -121,7 +123,8 @@ def render_space(data: dict):
     if data.get("box"):
         grid.add_row("Box", data["side"].upper())
     else:
-        grid.add_row("Nation", NATION_NAMES.get(data["nation"], data["nation"]) + (" (neutral)" if data["neutral"] else ""))
+        nation = NATION_NAMES.get(data["nation"], data["nation"])
+        grid.add_row("Nation", nation + (" (neutral)" if data["neutral"] else ""))
         grid.add_row("Control", data["control"].upper())
         grid.add_row("Terrain", data["terrain"])
         facts = [f"{data['vp']} VP" if data.get("vp") else "", "supply source" if data.get("source") else "",
@@ -169,6 +172,16 @@ def find_nation(state: PogState, text: str) -> str:
     raise UsageError(f"unknown nation {text!r}; did you mean {names[nearest]} ({nearest})?", field="NATION")
 
 
+class UnitSupply(TypedDict):
+    """One unit's line in the supply view."""
+
+    space: str
+    status: str
+    sources: list[str]
+    rule: NotRequired[str]  # the rule of its special supply
+    oos: NotRequired[int]  # its OOS marker
+
+
 def supply_data(state: PogState, side: str | None = None) -> dict:
     """Each unit on the map: supplied, special or out, the sources it reaches, its OOS marker."""
     from . import supply
@@ -178,13 +191,15 @@ def supply_data(state: PogState, side: str | None = None) -> dict:
 
         raise UsageError(f"side is ap or cp, not {side!r}", field="SIDE")
     computed = supply.compute(state)
-    units = {}
+    units: dict[str, UnitSupply] = {}
     for unit, status in sorted(computed.units().items()):
         if side and state.faction(unit) != side:
             continue
-        entry = {"space": state.units[unit].space, "status": status, "sources": list(computed.sources(unit))}
-        if computed.special_rule(unit):
-            entry["rule"] = computed.special_rule(unit)
+        entry: UnitSupply = {"space": state.units[unit].space, "status": status,
+                             "sources": list(computed.sources(unit))}
+        special = computed.special_rule(unit)
+        if special:
+            entry["rule"] = special
         if state.units[unit].oos:
             entry["oos"] = state.units[unit].oos
         units[unit] = entry

@@ -19,9 +19,65 @@ import json
 import re
 import sys
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
-from pbem.rules.paths_of_glory.data import slug
+from ..data import slug
+
+
+class SpaceFields(TypedDict):
+    """A [spaces.<id>] table of map.toml (see MAP_HEADER); a variant's space has `rule`, not `ref`."""
+
+    name: str
+    map: str
+    nation: str
+    control: str
+    terrain: str
+    ref: NotRequired[int]
+    rule: NotRequired[str]
+    source: NotRequired[bool]
+    vp: NotRequired[int]
+    fort: NotRequired[int]
+    port: NotRequired[str]
+    capital: NotRequired[bool]
+    offmap: NotRequired[bool]
+
+
+class BoxFields(TypedDict):
+    name: str
+    side: str
+    ref: int
+
+
+# A [supply.<id>] table of map.toml; `except` is a keyword, hence the functional form.
+SupplyFields = TypedDict("SupplyFields", {
+    "rule": str, "spaces": list[str], "sea": bool,
+    "factions": NotRequired[list[str]], "nations": NotRequired[list[str]], "except": NotRequired[list[str]],
+})
+
+Links = list[tuple[list[str], str]]  # connections as ([a, b, token...], rule)
+
+
+class MapVariant(TypedDict):
+    """A [variants.<id>] table of map.toml, with the comments written beside it."""
+
+    name: str
+    rule: str
+    comment: str
+    remove: NotRequired[Links]
+    add: NotRequired[Links]
+    add_comment: NotRequired[str]
+    spaces: NotRequired[list[tuple[str, SpaceFields, str]]]
+
+
+class MapFacts(TypedDict):
+    """What the set-up needs from the map: spaces and boxes by id, ids by printed name."""
+
+    spaces: dict[str, SpaceFields]
+    boxes: dict[str, BoxFields]
+    by_name: dict[str, str]
+
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
@@ -64,7 +120,7 @@ ALIASES = {
 
 # 14.2: supply source groups. A unit may trace to the spaces of every group admitting it (by its
 # faction or nation, unless its nation is excepted); `sea` says whether the path may use ports.
-SUPPLY = [
+SUPPLY: list[tuple[str, SupplyFields, str]] = [
     ("central_powers", {"rule": "14.2.1", "factions": ["cp"],
                         "spaces": ["essen", "breslau", "sofia", "constantinople"], "sea": True},
      "14.2.1; sea supply only through CP ports in Germany and Russia (14.1.4.1)"),
@@ -82,7 +138,7 @@ SUPPLY = [
 ]
 
 # Map variants: spaces added, connections added and removed, each citing its rule.
-VARIANTS = [
+VARIANTS: list[tuple[str, MapVariant]] = [
     ("vesting_holland", {
         "name": "Vesting Holland",
         "rule": "18",
@@ -173,10 +229,10 @@ def comment_lines(text: str | None) -> list[str]:
     return textwrap.wrap(text, 98, initial_indent="# ", subsequent_indent="#   ") if text else []
 
 
-def table(header: str, fields: dict, comment: str | None = None) -> list[str]:
-    lines = comment_lines(comment) + [f"[{header}]"]
+def table(header: str, fields: Mapping[str, object], comment: str | None = None) -> list[str]:
+    lines = [*comment_lines(comment), f"[{header}]"]
     lines += [f"{key} = {toml_value(value)}" for key, value in fields.items()]
-    return lines + [""]
+    return [*lines, ""]
 
 
 def truthy(text: str) -> bool:
@@ -234,12 +290,59 @@ MAP_HEADER = """\
 """
 
 
-def build_map(ref: Path) -> tuple[str, dict]:
+def space_fields(key: str, row: dict[str, str]) -> SpaceFields:
+    """One map space of spaces.csv, as map.toml writes it."""
+    fields: SpaceFields = {
+        "name": row["name"],
+        "ref": int(row["id"]),
+        "map": row["map"],
+        "nation": row["nation"],
+        "control": row["faction"],
+        "terrain": row["terrain"] or "clear",
+    }
+    if truthy(row["supply"]):
+        fields["source"] = True
+    if row["vp"] and int(row["vp"]) > 0:
+        fields["vp"] = int(row["vp"])
+    if row["fort"] and int(row["fort"]) > 0:
+        fields["fort"] = int(row["fort"])
+    if truthy(row["apport"]) and truthy(row["cpport"]):
+        raise SystemExit(f"{row['name']}: both an Allied and a CP port")
+    if truthy(row["apport"]):
+        fields["port"] = "ap"
+    if truthy(row["cpport"]):
+        fields["port"] = "cp"
+    if truthy(row["capital"]):
+        fields["capital"] = True
+    if key in OFFMAP_BOXES:
+        fields["offmap"] = True
+    return fields
+
+
+def variant_lines(key: str, variant: MapVariant) -> list[str]:
+    """One map variant's [variants.<id>] table, then the tables of the spaces it adds."""
+    out = [*comment_lines(variant["comment"]), f"[variants.{key}]",
+           f"name = {toml_value(variant['name'])}", f"rule = {toml_value(variant['rule'])}"]
+    for op, links in (("remove", variant.get("remove")), ("add", variant.get("add"))):
+        if links is None:
+            continue
+        if op == "add" and "add_comment" in variant:
+            out += comment_lines(variant["add_comment"])
+        out.append(f"{op} = [")
+        out += [f"  {{ link = {toml_value(link)}, rule = {toml_value(rule)} }}," for link, rule in links]
+        out.append("]")
+    out.append("")
+    for space, fields, comment in variant.get("spaces", []):
+        out += table(f"variants.{key}.spaces.{space}", fields, comment)
+    return out
+
+
+def build_map(ref: Path) -> tuple[str, MapFacts]:
     rows = read_csv(ref / "spaces.csv")
     edges = read_csv(ref / "edges.csv")
     by_ref: dict[str, str] = {}
-    spaces: list[tuple[str, dict]] = []
-    boxes: list[tuple[str, dict]] = []
+    spaces: list[tuple[str, SpaceFields]] = []
+    boxes: list[tuple[str, BoxFields]] = []
     for row in rows:
         if not row["map"]:
             key = BOX_IDS[row["name"]]
@@ -250,31 +353,7 @@ def build_map(ref: Path) -> tuple[str, dict]:
         if key in by_ref.values():
             raise SystemExit(f"duplicate space id {key}")
         by_ref[row["id"]] = key
-        fields = {
-            "name": row["name"],
-            "ref": int(row["id"]),
-            "map": row["map"],
-            "nation": row["nation"],
-            "control": row["faction"],
-            "terrain": row["terrain"] or "clear",
-        }
-        if truthy(row["supply"]):
-            fields["source"] = True
-        if row["vp"] and int(row["vp"]) > 0:
-            fields["vp"] = int(row["vp"])
-        if row["fort"] and int(row["fort"]) > 0:
-            fields["fort"] = int(row["fort"])
-        if truthy(row["apport"]) and truthy(row["cpport"]):
-            raise SystemExit(f"{row['name']}: both an Allied and a CP port")
-        if truthy(row["apport"]):
-            fields["port"] = "ap"
-        if truthy(row["cpport"]):
-            fields["port"] = "cp"
-        if truthy(row["capital"]):
-            fields["capital"] = True
-        if key in OFFMAP_BOXES:
-            fields["offmap"] = True
-        spaces.append((key, fields))
+        spaces.append((key, space_fields(key, row)))
 
     space_ids = {key for key, _ in spaces}
     if not set(OFFMAP_BOXES) <= space_ids:
@@ -288,37 +367,25 @@ def build_map(ref: Path) -> tuple[str, dict]:
         links.append([a, b, *tokens])
 
     sources = {key for key, fields in spaces if fields.get("source")}
-    grouped = set().union(*(set(g["spaces"]) for _, g, _ in SUPPLY))
+    grouped = {space for _, group, _ in SUPPLY for space in group["spaces"]}
     if not sources <= grouped:
         raise SystemExit(f"supply sources outside the 14.2 groups: {sorted(sources - grouped)}")
 
     out = [MAP_HEADER, "format_version = 1", "", "connections = ["]
     out += [f"  {toml_value(link)}," for link in links]
     out += ["]", ""]
-    for key, fields in spaces:
-        out += table(f"spaces.{key}", fields)
-    for key, fields in boxes:
-        out += table(f"boxes.{key}", fields)
-    for key, fields, comment in SUPPLY:
-        out += table(f"supply.{key}", fields, comment)
+    for key, space in spaces:
+        out += table(f"spaces.{key}", space)
+    for key, box in boxes:
+        out += table(f"boxes.{key}", box)
+    for key, group, comment in SUPPLY:
+        out += table(f"supply.{key}", group, comment)
     out += ["[aliases]"] + [f"{a} = {toml_value(t)}" for a, t in ALIASES.items()] + [""]
     for key, variant in VARIANTS:
-        out += comment_lines(variant["comment"]) + [f"[variants.{key}]",
-                f"name = {toml_value(variant['name'])}", f"rule = {toml_value(variant['rule'])}"]
-        for op in ("remove", "add"):
-            if op in variant:
-                if op == "add" and "add_comment" in variant:
-                    out += comment_lines(variant["add_comment"])
-                out.append(f"{op} = [")
-                out += [f"  {{ link = {toml_value(link)}, rule = {toml_value(rule)} }},"
-                        for link, rule in variant[op]]
-                out.append("]")
-        out.append("")
-        for space, fields, comment in variant.get("spaces", []):
-            out += table(f"variants.{key}.spaces.{space}", fields, comment)
-    facts = {"spaces": dict(spaces), "boxes": dict(boxes), "by_name": {}}
-    for key, fields in spaces + boxes:
-        facts["by_name"][fields["name"]] = key
+        out += variant_lines(key, variant)
+    by_name = {fields["name"]: key for key, fields in spaces}
+    by_name.update((fields["name"], key) for key, fields in boxes)
+    facts: MapFacts = {"spaces": dict(spaces), "boxes": dict(boxes), "by_name": by_name}
     return "\n".join(out).rstrip() + "\n", facts
 
 
@@ -366,7 +433,7 @@ def build_units(ref: Path) -> tuple[str, list[tuple[str, dict]]]:
     seen: dict[str, int] = {}
     first: dict[str, dict] = {}
     units: list[tuple[str, dict]] = []
-    for row, base in zip(rows, bases):
+    for row, base in zip(rows, bases, strict=True):
         fields: dict = {
             "name": row["name"],
             "faction": row["faction"],
@@ -425,7 +492,7 @@ SETUP_HEADER = """\
 """
 
 
-def build_setup(ref: Path, facts: dict, units: list[tuple[str, dict]]) -> str:
+def build_setup(ref: Path, facts: MapFacts, units: list[tuple[str, dict]]) -> str:
     rows = read_csv(ref / "setup-1914.csv")
     unit_nation = {key: fields["nation"] for key, fields in units}
     unit_keys = [key for key, _ in units]
@@ -461,21 +528,21 @@ def build_setup(ref: Path, facts: dict, units: list[tuple[str, dict]]) -> str:
             key = piece(row["unit"])
             if unit_nation[key] != row["nation"]:
                 raise SystemExit(f"set-up {row['unit']}: nation {row['nation']} but piece {key}")
-            fields = {"unit": key, "space": space(row["space"])}
+            placement: dict[str, str | bool] = {"unit": key, "space": space(row["space"])}
             if truthy(row["reduced"]):
-                fields["reduced"] = True
+                placement["reduced"] = True
             if row["nation"] in NEUTRAL_1914:
-                on_entry.append({"nation": row["nation"], **fields})
+                on_entry.append({"nation": row["nation"], **placement})
             else:
-                placed.append(fields)
+                placed.append(placement)
         elif row["kind"] == "trench":
             level = int(row["reduced"].removeprefix("level").strip())
             where = space(row["space"])
-            fields = {"space": where, "level": level, "faction": row["faction"]}
+            trench: dict[str, str | int] = {"space": where, "level": level, "faction": row["faction"]}
             if nation_of(where) in NEUTRAL_1914:
-                on_entry_trenches.append({"nation": nation_of(where), **fields})
+                on_entry_trenches.append({"nation": nation_of(where), **trench})
             else:
-                trenches.append(fields)
+                trenches.append(trench)
         else:
             raise SystemExit(f"set-up row kind {row['kind']!r} not understood")
 
@@ -491,7 +558,7 @@ def build_setup(ref: Path, facts: dict, units: list[tuple[str, dict]]) -> str:
     out += array("on_entry", on_entry)
     out += array("on_entry_trenches", on_entry_trenches)
     for key, comment, moves in SETUP_VARIANTS:
-        out += comment_lines(comment) + [f"[variants.{key}]", "move = ["]
+        out += [*comment_lines(comment), f"[variants.{key}]", "move = ["]
         out += [f"  {{ unit = {toml_value(u)}, space = {toml_value(s)}, rule = {toml_value(r)} }},"
                 for u, s, r in moves]
         out += ["]", ""]
