@@ -85,6 +85,8 @@ def _signer(key: Optional[Path], agent: Optional[Path], game=None):
 def _game(path: Path):
     from .game import Game
 
+    if path.name == "game.toml" and path.is_file():  # --game DIR/game.toml means DIR
+        path = path.parent
     game = Game(path)
     game.announce_later = True  # each command calls game.announced() once it has said what to mail
     return game
@@ -152,9 +154,10 @@ def _read_pubkey(spec: str, player: str):
     text = spec
     if not spec.startswith("ssh-") and not spec.startswith("sk-"):
         try:
-            text = Path(spec).read_text()
-        except OSError as exc:
-            raise UsageError(f"cannot read public key file {spec}: {exc.strerror}", player=player,
+            text = Path(spec).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise UsageError(f"cannot read public key file {spec}: {why}", player=player,
                              field="--player") from None
     return keys.PublicKey.parse(text, field=f"--player {player}")
 
@@ -190,8 +193,11 @@ def new(
     if scenario not in scenarios:
         raise UsageError(f"{ruleset} has no scenario {scenario!r} (has: {', '.join(scenarios)})", field="--scenario")
     side_map = {}
+    roster = [item.partition("=")[0] for item in player]
     for item in sides:
         pid, _, names = item.partition("=")
+        if pid not in roster:
+            raise UsageError(f"--sides names {pid!r}, who is no --player of this game", field="--sides")
         side_map[pid] = tuple(n for n in names.split(",") if n)
     members = []
     for item in player:
@@ -211,7 +217,7 @@ def new(
         name, _, file = item.partition("=")
         try:
             tables[name] = tomllib.loads(Path(file).read_text(encoding="utf-8-sig"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise UsageError(f"cannot read table {file}: {exc}", field="--table") from None
     if out_path.exists():
         raise UsageError(f"{out_path} exists; pbem will not overwrite a charter", field="--out")
@@ -246,7 +252,7 @@ def _games_nearby(folder: Path, game_id: str) -> list[Path]:
     for pattern in ("game.toml", "*/game.toml", "*/*/game.toml"):
         for path in sorted(folder.glob(pattern)):
             try:
-                if Charter.parse(path.read_text()).game == game_id:
+                if Charter.parse(path.read_text(encoding="utf-8-sig")).game == game_id:
                     found.append(path)
             except (PbemError, OSError, UnicodeDecodeError):
                 continue
@@ -294,7 +300,11 @@ def join_cmd(
 # ------------------------------------------------------------------------------------- moves
 
 def _parse_order(text: str) -> dict:
-    words = shlex.split(text)
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:  # an unmatched quote: "note text=don't"
+        raise UsageError(f"cannot read the order {text!r}: {exc}; quote a value with an apostrophe in double "
+                         "quotes: text=\"don't\"", field="ORDER") from None
     if not words:
         raise UsageError("empty order", field="ORDER")
     order = {"kind": words[0]}
@@ -370,6 +380,7 @@ def move(
     """
     game = _game(game_dir)
     player = _me(game)
+    _refuse_after_interrupted_move(game, player)
     parsed = [_parse_order(o) for o in orders or []]
     if file:
         parsed.extend(_orders_from_file(file))
@@ -391,6 +402,18 @@ def move(
         emit_json({"id": message.id, "seq": message.seq, "outbox": str(path), "orders": parsed,
                    "mailed": [_delivery_json(p) for p in posted], "finished": _finished_json(game)})
     _check_delivered(posted)
+
+
+def _refuse_after_interrupted_move(game, player: str) -> None:
+    """A move an interrupted run had signed is finished first; then nothing new is signed, so running
+    the same command again after a crash never plays the move twice."""
+    game.finish_interrupted()
+    interrupted = [m for m in game.finished if m.type == "move" and m.player == player]
+    if interrupted:
+        _say_finished(game)
+        game.announced()
+        raise UsageError(f"your interrupted move for seq {interrupted[-1].seq} was finished and stored instead; "
+                         "nothing new was signed. Run the command again if you meant another move", player=player)
 
 
 def _check_delivered(posted: list) -> None:
@@ -536,6 +559,8 @@ def _exit_worst(codes: list[int], posted: tuple | list) -> None:
         raise typer.Exit(worst(codes))
 
 
+INTERNAL_ERROR = 9  # a bug: an exception no library code meant to raise
+
 # Worst first: a fork or a forgery outranks a disk or usage error, any refusal outranks mail not
 # delivered, and a message held for a predecessor (which will come) is the mildest.
 SEVERITY = (4, 3, 7, 6, 2, 1, 8, 5)
@@ -658,6 +683,32 @@ def send_cmd(
     exchange.check_delivered(posted)
 
 
+def _inbox_games(root: Path) -> list:
+    """The game directory here, or every one below (as where `game.toml` was saved before joining
+    with --dir). One below that cannot be opened is named and left out; the others still read mail."""
+    from . import console
+    from .game import Game
+
+    folders = [root] if (root / "me.toml").exists() else \
+        [p.parent for p in sorted(root.glob("*/me.toml")) if (p.parent / "game.toml").exists()]
+    if not folders:
+        from .log import GameDir
+
+        GameDir(root).require(player=True)  # refuses, naming the nearest game directory
+    games = []
+    for folder in folders:
+        try:
+            game = Game(folder)
+        except PbemError as exc:
+            if len(folders) == 1:
+                raise
+            console.stderr().print(f"error: left out {folder}: {exc}", markup=False, highlight=False)
+            continue
+        game.announce_later = True  # own messages leave journal/ once this run has said to mail them
+        games.append(game)
+    return games
+
+
 @app.command("inbox")
 def inbox_cmd(
     maildir: Optional[Path] = typer.Option(None, "--maildir", help="Read this Maildir."),
@@ -686,21 +737,14 @@ def inbox_cmd(
     """
     from . import console, exchange, keys, mail
     from . import report as reports
-    from .game import Game
 
     sources = [s for s in (maildir, mbox, imap) if s]
     if len(sources) != 1:
         raise UsageError("choose one of --maildir, --mbox or --imap", field="--maildir")
-    root = Path(game_dir)
-    games = [Game(root)] if (root / "game.toml").exists() else \
-        [Game(p.parent) for p in sorted(root.glob("*/me.toml")) if (p.parent / "game.toml").exists()]
-    for game in games:
-        game.dir.require(player=True)  # the inbox writes: only into a directory someone plays from
+    if security not in ("tls", "starttls", "none"):
+        raise UsageError(f"--security is tls, starttls or none, not {security!r}", field="--security")
+    games = _inbox_games(Path(game_dir))
     by_dir = {str(game.dir.root): game for game in games}
-    for game in games:
-        game.announce_later = True  # own messages leave journal/ once this run has said to mail them
-    if not games:
-        raise UsageError(f"no game in {root} or the directories below it", field="--game")
     if maildir:
         mails = mail.read_maildir(maildir)
     elif mbox:
@@ -929,6 +973,9 @@ def report_cmd(
     from .log import atomic_write
 
     for fmt, path in (("html", html), ("svg", svg), ("text", text)):
+        if path and game.dir.owns(Path(path)):
+            raise UsageError(f"{path} is one of the game's own files; write the report elsewhere", field=f"--{fmt}")
+    for fmt, path in (("html", html), ("svg", svg), ("text", text)):
         if path:
             atomic_write(Path(path), reports.export(parts, fmt).encode())
             out().print(f"[ok]Wrote[/ok] {path}")
@@ -1009,7 +1056,15 @@ def main() -> None:
         if callable(show) and isinstance(exit_code, int):
             show()
             sys.exit(exit_code)
-        raise
+        if os.environ.get("PBEM_DEBUG"):
+            raise
+        where = exc.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        place = f" at {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}" if where else ""
+        sys.stderr.write(f"error: internal error{place}: {type(exc).__name__}: {' '.join(str(exc).split())} "
+                         "(a bug in pbem; PBEM_DEBUG=1 shows the trace)\n")
+        sys.exit(INTERNAL_ERROR)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -425,6 +425,10 @@ class Engine:
         hand are checked before the entry is held for the others: one that can never be used refuses
         it at once."""
         context = dict(message.context(), field="uses")
+        most = len(SIDE_RANK) * len(self.charter.participants)
+        if len(message.uses) > most:
+            raise UnreadableInput(f"uses lists {len(message.uses)} messages; an entry uses at most one reveal, seal, "
+                                  f"unseal and resign per participant ({most})", **context)
         found = {used_id: fetch(used_id) for used_id in message.uses}
         used = [side for side in found.values() if side is not None]
         self._check_each_use(used, context)

@@ -38,7 +38,7 @@ from .errors import (
     UsageError,
 )
 from .keys import FileSigner, Signer, app_dir
-from .log import IDENTITY, GameDir, atomic_write, disk_error, remove, sweep_temp_files
+from .log import IDENTITY, GameDir, atomic_write, disk_error, read_text, read_toml, remove, sweep_temp_files
 from .message import Message, check_order, emit_body, parse_fields, sign
 
 CACHE = "state.toml"
@@ -65,8 +65,12 @@ class Identity:
         path = game_dir.root / IDENTITY
         if not path.exists():
             return None
-        data = tomllib.loads(path.read_text())
-        return cls(data["player"], data.get("key", ""), data.get("agent", ""))
+        data = read_toml(path, "me.toml")
+        player, key, agent = data.get("player"), data.get("key", ""), data.get("agent", "")
+        if not (isinstance(player, str) and isinstance(key, str) and isinstance(agent, str)):
+            raise UnreadableInput(f"{path} is damaged: it needs player = \"ID\" (and key or agent paths)",
+                                  kind="me.toml", field="player")
+        return cls(player, key, agent)
 
 
 class SeedStore:
@@ -102,7 +106,11 @@ class SeedStore:
     def load(self) -> dict[str, bytes] | None:
         if not self.seeds_path.exists():
             return None
-        return {k: bytes.fromhex(v) for k, v in tomllib.loads(self.seeds_path.read_text()).items()}
+        data = read_toml(self.seeds_path, "seed cache")
+        try:
+            return {kind: bytes.fromhex(data[kind]) for kind in chain.SEED_NAMESPACES}
+        except (KeyError, TypeError, ValueError):  # derived again from the key on the next need
+            return None
 
     def seeds(self, signer_factory: Callable[[], Signer]) -> dict[str, bytes]:
         return self.load() or self.derive(signer_factory())
@@ -110,7 +118,13 @@ class SeedStore:
     def record(self) -> list[dict] | None:
         if not self.record_path.exists():
             return None
-        return tomllib.loads(self.record_path.read_text()).get("revealed", [])
+        revealed = read_toml(self.record_path, "reveal record").get("revealed")
+        if not isinstance(revealed, list) or not all(isinstance(r, dict) and isinstance(r.get("seq"), int)
+                                                      and isinstance(r.get("entry"), str) for r in revealed):
+            raise UnreadableInput(f"{self.record_path} is damaged: it must list the reveals made here; restore it "
+                                  "from a backup (never remove it: it keeps you from revealing twice)",
+                                  kind="reveal record", field="revealed")
+        return revealed
 
     def start_record(self) -> None:
         if not self.record_path.exists():
@@ -174,11 +188,12 @@ class Game:
         self.dir = GameDir(Path(root))
         self.dir.require()
         self.home = home
-        text = self.dir.charter_path.read_text()
+        text = read_text(self.dir.charter_path, "charter game.toml")
         self.charter = Charter.parse(text, str(self.dir.charter_path))
         self.ruleset = rulesets.load(self.charter.ruleset, self.charter.version)
         self._resigns: dict[str, Message] | None = None
         self._engine: Engine | None = None  # the replay at the head, once loaded by this object
+        self._entry_ids: set[str] | None = None  # ids of the stored entries, once a resign asked
         self.finished: list[Message] = []  # own messages an interrupted command left, finished by this one
         # The command line sets this: a message leaves journal/ only once the player has been told to
         # mail it (announced()), so one whose command died before saying so is named by the next.
@@ -211,9 +226,10 @@ class Game:
         entry naming one an earlier entry consumed is refused rather than held forever (§4)."""
 
         found: dict[str, Message] | None = None
+        scanned = False
 
         def fetch(message_id: str) -> Message | None:
-            nonlocal found
+            nonlocal found, scanned
             if staged and message_id in staged:
                 return staged[message_id]
             if found is None:  # each reveal file of this seq is read once, on the first look-up
@@ -222,14 +238,14 @@ class Game:
                     reveal = self._side(self.dir.reveal_path(member.id, seq))
                     if reveal is not None:
                         found[reveal.id] = reveal
-            if message_id not in found and witnesses is not None:
+            if message_id not in found and witnesses is not None and not scanned:
                 here = list(found.values()) + list((staged or {}).values())
                 present = {m.player for m in here if m.type == "reveal" and m.fields["seq"] == seq}
-                if present >= set(witnesses):
+                if present >= set(witnesses):  # once per entry, however many ids are unknown
+                    scanned = True
                     found.update((m.id, m) for m in self.dir.side_messages(""))
-                    if message_id not in found:  # an entry's id, named where a side message belongs?
-                        entries = (self.dir.entry(n) for n in range(1, self.dir.last_seq() + 1))
-                        found.update((m.id, m) for m in entries if m is not None)
+                    entries = (self.dir.entry(n) for n in range(1, self.dir.last_seq() + 1))
+                    found.update((m.id, m) for m in entries if m is not None)  # an entry's id in uses?
             return found.get(message_id)
 
         return fetch
@@ -393,6 +409,8 @@ class Game:
         """The lock of a command that writes. Whatever an interrupted command signed is finished first,
         so nothing is drafted from a head that lacks it."""
         with self.dir.lock():
+            if self.dir.outermost_lock:  # what was read before the lock may no longer be the head
+                self._forget()
             known = {m.id for m in self.finished + self._to_announce}
             self.finished.extend(m for m in self._finish_journal() if m.id not in known)
             yield
@@ -401,8 +419,12 @@ class Game:
         try:
             return self._accept_locked(incoming)
         finally:  # written or not, what this object had loaded may no longer be the head
-            self._engine = None
-            self._resigns = None
+            self._forget()
+
+    def _forget(self) -> None:
+        self._engine = None
+        self._resigns = None
+        self._entry_ids = None
 
     def finish_interrupted(self) -> list[Message]:
         """For read commands: finish what an interrupted command signed, if this directory can be
@@ -531,6 +553,10 @@ class Game:
         """Side messages, then entries in seq order (each entry file is a commit point), then held/."""
         report = ApplyReport(rolls=batch.rolls)
         for path, message in batch.staged.items():
+            stored = self.dir.read_message(path)
+            if stored is not None and stored.id != message.id:  # never replace what the log holds
+                raise ChainBroken(f"{path.relative_to(self.dir.root)} already holds {stored.id[:12]}; another pbem "
+                                  "wrote it meanwhile: run the command again", **message.context())
             atomic_write(path, message.stored())
         for message_id, path in batch.held_files.items():
             outcome = batch.status.get(message_id)
@@ -677,7 +703,8 @@ class Game:
         if kind == "reveal" and stored.fields["for"] != message.fields["for"]:
             return ChainBroken(
                 f"fork: {message.player} revealed for two entries at seq {message.fields['seq']} "
-                f"({stored.fields['for'][:12]} and {message.fields['for'][:12]}): their author forked",
+                f"({stored.fields['for'][:12]} and {message.fields['for'][:12]}): either their author signed "
+                f"both or {message.player} signed a false reveal; both are kept for the players to settle",
                 field="for", proof=(stored.id, message.id), **context,
             )
         return ChainBroken(
@@ -688,11 +715,10 @@ class Game:
     def _is_known_head(self, entry_id: str, work: Engine, staged_by_id: dict) -> bool:
         if entry_id in (work.genesis, work.head_id) or entry_id in staged_by_id:
             return True
-        for seq in range(work.head_seq, 0, -1):
-            stored = self.dir.entry(seq)
-            if stored is not None and stored.id == entry_id:
-                return True
-        return False
+        if self._entry_ids is None:  # read once per command, however many resigns ask
+            entries = (self.dir.entry(seq) for seq in range(1, work.head_seq + 1))
+            self._entry_ids = {m.id for m in entries if m is not None}
+        return entry_id in self._entry_ids
 
     # ----------------------------------------------------------------- writing our own messages
 
@@ -836,6 +862,9 @@ class Game:
             return self._resign_locked(player, signer, reason)
 
     def _resign_locked(self, player: str, signer: Signer, reason: str) -> tuple[Message, ApplyReport]:
+        if not self.engine().started:
+            raise Held("the game has not started: there is nothing to resign from yet (tell the host)",
+                       player=player)
         earlier = next((m for m in self._resign_messages().values() if m.player == player), None)
         if earlier is not None:  # a second one would be equivocation: proof against oneself
             raise UsageError(f"you have already resigned ({earlier.id[:12]}); mail "
@@ -871,10 +900,9 @@ def _queue_order(message: Message):
 def join(charter_path: Path, root: Path, signer: Signer, *, as_player: str | None = None,
          key_path: str = "", agent_path: str = "", home: Path | None = None) -> tuple[Game, Message | None]:
     """§4: take a charter, record who this player is, derive his seeds twice, sign his join."""
-    try:
-        text = Path(charter_path).read_text()
-    except OSError as exc:
-        raise UsageError(f"cannot read {charter_path}: {exc.strerror}") from None
+    if not Path(charter_path).is_file():
+        raise UsageError(f"{charter_path} is not a file: give the game.toml the host mailed you", field="CHARTER")
+    text = read_text(Path(charter_path), f"charter {charter_path}")
     charter = Charter.parse(text, str(charter_path))
     rulesets.load(charter.ruleset, charter.version)
     member = charter.member(as_player) if as_player else charter.member_by_key(signer.public)
@@ -886,7 +914,7 @@ def join(charter_path: Path, root: Path, signer: Signer, *, as_player: str | Non
                          player=member.id, field="--key")
     game_dir = GameDir(root)
     if game_dir.exists():
-        current = Charter.parse(game_dir.charter_path.read_text())
+        current = Charter.parse(read_text(game_dir.charter_path, "charter game.toml"))
         if current.digest != charter.digest:
             raise UsageError(f"{root} already holds another game ({current.game})")
         known = Identity.load(game_dir)
@@ -988,6 +1016,17 @@ def status(game: Game) -> dict:
             data["step"]["closing_entry_by"] = current.first_active()
         return data
     if isinstance(pending, rulesets.Decision):
-        data["step"] = {"kind": "decision", "waiting_for": list(pending.players),
+        data["step"] = {"kind": "decision", "waiting_for": _next_to_sign(game, current, list(pending.players)),
                         **_deadline(engine.head_time, game.charter.move_hours)}
     return data
+
+
+def _next_to_sign(game: Game, engine: Engine, deciding: list[str]) -> list[str]:
+    """§5: a resign stored but not yet used by an entry, by a player whose decision is pending, hands
+    the next entry (with only uses) to the first participant still playing."""
+    leaving = {m.player for m in game._resign_messages().values() if m.player not in engine.resigned}
+    if not leaving & set(deciding):
+        return deciding
+    staying = [m.id for m in game.charter.players if m.role in ("player", "referee")
+               and m.id not in engine.resigned and m.id not in leaving]
+    return staying[:1] or deciding

@@ -21,6 +21,7 @@ import fcntl
 import os
 import signal
 import tempfile
+import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,6 +113,26 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
             os.unlink(temp)
 
 
+def read_text(path: Path, what: str) -> str:
+    """A local text file as UTF-8 (a byte order mark dropped); anything else one line (exit 2 or 7)."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise UnreadableInput(f"{path} is not UTF-8 text", kind=what) from None
+    except OSError as exc:
+        raise disk_error(exc, "read", path) from None
+
+
+def read_toml(path: Path, what: str) -> dict:
+    """A local TOML file this tool wrote (me.toml, the reveal record, inbox.toml …): a damaged one is
+    one line naming it, never a traceback."""
+    try:
+        return tomllib.loads(read_text(path, what))
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        raise UnreadableInput(f"{path} is damaged ({exc}); restore it from a backup or remove it",
+                              kind=what) from None
+
+
 def remove(path: Path) -> None:
     """Delete a file if it is there; a failure raises DiskError."""
     try:
@@ -200,6 +221,23 @@ class GameDir:
                 self._lock_depth = 0
         finally:
             os.close(fd)
+
+    OWN_FILES = ("game.toml", "me.toml", "state.toml", "addresses.toml", "inbox.toml", ".lock")
+    OWN_FOLDERS = ("entries", "side", "held", "forks", "strays", "journal", "outbox", "mailq")
+
+    def owns(self, path: Path) -> bool:
+        """Is this one of the files pbem keeps in the game directory (never to be overwritten by hand)?"""
+        try:
+            inside = path.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            return False
+        parts = inside.parts
+        return bool(parts) and (parts[0] in self.OWN_FOLDERS or (len(parts) == 1 and parts[0] in self.OWN_FILES))
+
+    @property
+    def outermost_lock(self) -> bool:
+        """Inside the lock, and not in a nested use of it."""
+        return self._lock_depth == 1
 
     def _sweep_temp_files(self) -> None:
         for folder in [self.root] + [d for d in self.root.iterdir() if d.is_dir()]:
