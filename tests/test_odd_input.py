@@ -162,8 +162,8 @@ def test_running_a_move_again_after_a_crash_does_not_play_it_twice(table, tmp_pa
 def test_small_usage_mistakes_are_one_line(table, tmp_path):
     alice = table["alice"]
     one_line(alice.cli("inbox", "--mbox", str(tmp_path), "--security", "bogus"), 2)
-    rc, out, err = run_cli(["new", "g2", "--player", f"alice={alice.key}.pub", "--sides", "carl=x",
-                            "--out", str(tmp_path / "g2.toml")], tmp_path, home=alice.home)
+    rc, _, err = run_cli(["new", "g2", "--player", f"alice={alice.key}.pub", "--sides", "carl=x",
+                          "--out", str(tmp_path / "g2.toml")], tmp_path, home=alice.home)
     assert rc == 2 and "--sides names 'carl'" in err
     rc, _out, err = run_cli(["status", "--game", str(alice.dir / "game.toml")], tmp_path, home=alice.home)
     assert rc == 0, err
