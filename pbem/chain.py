@@ -1,4 +1,4 @@
-"""Reveal chains, hidden chains and the seeds derived from them (PROTOCOL.md §4-§7).
+"""Reveal chains, hidden chains and the seeds derived from them (docs/protocol.md §4-§7).
 
 All values are raw bytes here; callers convert to and from hex at the edges.
 """

@@ -1,4 +1,4 @@
-"""The charter, game.toml (PROTOCOL.md §4): roster, options, dice policy, deadlines, tables."""
+"""The charter, game.toml (docs/protocol.md §4): roster, options, dice policy, deadlines, tables."""
 
 from __future__ import annotations
 

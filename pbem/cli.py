@@ -1,4 +1,4 @@
-"""The command line. The one place where errors become text and exit codes (PROTOCOL.md §9)."""
+"""The command line. The one place where errors become text and exit codes (docs/protocol.md §9)."""
 
 from __future__ import annotations
 

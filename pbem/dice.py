@@ -1,4 +1,4 @@
-"""The pbem-dice-v1 stream (PROTOCOL.md §6) and the record of every draw a ruleset makes."""
+"""The pbem-dice-v1 stream (docs/protocol.md §6) and the record of every draw a ruleset makes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Replay: a fold of joins and chain entries over a ruleset (PROTOCOL.md §4-§6).
+"""Replay: a fold of joins and chain entries over a ruleset (docs/protocol.md §4-§6).
 
 The engine is pure: it holds the replay's working state and checks each message against it. It
 reads nothing from disk; callers hand it messages and a way to look up the side messages an entry

@@ -1,6 +1,6 @@
 """Typed errors. Library code raises these; only cli.py turns them into text and exit codes.
 
-Each class carries its exit code from PROTOCOL.md §9. Every error can name the message (id and
+Each class carries its exit code from docs/protocol.md §9. Every error can name the message (id and
 seq), the player and the field or rule at fault, and renders as one line.
 """
 

@@ -1,4 +1,4 @@
-"""Ed25519 SSH keys: generate, load (file or ssh-agent), fingerprint, sign (PROTOCOL.md §2)."""
+"""Ed25519 SSH keys: generate, load (file or ssh-agent), fingerprint, sign (docs/protocol.md §2)."""
 
 from __future__ import annotations
 

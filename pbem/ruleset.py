@@ -1,6 +1,6 @@
 """The plug-in contract between the engine and a game, and the registry of installed rulesets.
 
-A ruleset is a state machine (PROTOCOL.md §5). The engine asks what is pending, feeds it orders
+A ruleset is a state machine (docs/protocol.md §5). The engine asks what is pending, feeds it orders
 and dice, and hashes its public dump; it never looks inside the state.
 """
 
