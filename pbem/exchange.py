@@ -11,18 +11,18 @@ from __future__ import annotations
 import email
 import email.policy
 import hashlib
-import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from email.utils import getaddresses
 from pathlib import Path
 
 import tomli_w
 
 from . import mail
-from .errors import ChainBroken, DiskError, Locked, NoMessage, NotDelivered, PbemError, UsageError
+from .errors import ChainBroken, DiskError, Locked, NoMessage, NotDelivered, PbemError, UnreadableInput, UsageError
 from .game import ApplyReport, Game, read_messages
 from .keys import app_dir
-from .log import atomic_write
+from .log import atomic_write, disk_error, read_toml, remove
 from .message import Message
 
 ADDRESSES = "addresses.toml"
@@ -34,13 +34,13 @@ def addresses(game: Game) -> dict[str, str]:
     path = game.dir.root / ADDRESSES
     if not path.exists():
         return {}
-    return {k: v for k, v in tomllib.loads(path.read_text()).items() if isinstance(v, str)}
+    return {k: v for k, v in read_toml(path, "addresses").items() if isinstance(v, str)}
 
 
 def set_address(game: Game, player: str, address: str) -> None:
     if game.charter.member(player) is None:
         raise UsageError(f"{player} is not in the roster of {game.charter.game}", field="PLAYER")
-    if "@" not in address:
+    if "@" not in address or mail.LINE_BREAKING.search(address):  # it goes into the To header
         raise UsageError(f"{address!r} is not a mail address", field="ADDRESS")
     known = addresses(game)
     known[player] = address
@@ -75,7 +75,7 @@ def sending_settings(game: Game, messages: list[Message]) -> mail.MailSettings:
     mailed, and the error says so (exit 8) rather than passing for a mistake in the command."""
     try:
         return mail.MailSettings.load(app_dir())
-    except UsageError as exc:
+    except (UsageError, UnreadableInput) as exc:  # none yet, or a damaged mail.toml
         first = messages[0]
         path = game.dir.outbox_path(first)
         raise NotDelivered(f"signed and stored in {path}, but not mailed: {exc.message}; then 'pbem send {path}'",
@@ -104,10 +104,12 @@ def _deliver(game: Game, composed, settings: mail.MailSettings, left: list[str])
 
 
 def _queue(game: Game, composed, left: list[str]) -> Path:
+    """The recipients are written before the mail: a run killed in between leaves no mail without
+    them (a list without its mail is ignored; the journal names the message to the next command)."""
     name = hashlib.sha256(composed["Message-ID"].encode()).hexdigest()[:20]
     folder = game.dir.root / QUEUE
-    atomic_write(folder / f"{name}.eml", bytes(composed))
     atomic_write(folder / f"{name}.toml", tomli_w.dumps({"recipients": left}).encode())
+    atomic_write(folder / f"{name}.eml", bytes(composed))
     return folder / f"{name}.eml"
 
 
@@ -117,19 +119,38 @@ def retry(game: Game, settings: mail.MailSettings) -> list[Posted]:
     results = []
     for queued in sorted(folder.glob("*.eml")) if folder.exists() else []:
         sidecar = queued.with_suffix(".toml")
-        left = tomllib.loads(sidecar.read_text())["recipients"] if sidecar.exists() else []
-        raw = queued.read_bytes()
+        raw = _read(queued)
         composed = email.message_from_bytes(raw, policy=email.policy.default)
-        delivery = _deliver(game, composed, settings, left)
         message = read_messages(raw, str(queued))[0]
+        left = _still_left(sidecar, composed) or recipients(game, message, settings.address)
+        delivery = _deliver(game, composed, settings, left)
         if delivery.failed:
             atomic_write(sidecar, tomli_w.dumps({"recipients": list(delivery.failed)}).encode())
             results.append(Posted(message, delivery, queued))
         else:
-            queued.unlink()
-            sidecar.unlink(missing_ok=True)
+            remove(queued)  # the mail before its list, so no mail is ever left without one
+            remove(sidecar)
             results.append(Posted(message, delivery))
     return results
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise disk_error(exc, "read", path) from None
+
+
+def _still_left(sidecar: Path, composed) -> list[str]:
+    """Who has not got a queued mail: its list, or, should the list be lost, everyone in its To header
+    (empty when no player had an address: the caller then sends to the roster). Never nobody."""
+    if not sidecar.exists():
+        return [address for _, address in getaddresses(composed.get_all("To", [])) if "@" in address]
+    left = read_toml(sidecar, "mail queue").get("recipients")
+    if not isinstance(left, list) or not all(isinstance(who, str) for who in left):
+        raise UnreadableInput(f"{sidecar} is damaged (no list of recipients); restore it from a backup or "
+                              "remove it", kind="mail queue")
+    return left
 
 
 def check_delivered(posted: list[Posted]) -> None:
@@ -167,7 +188,13 @@ class InboxReport:
 
 def _handled(game: Game) -> set[str]:
     path = game.dir.root / INBOX
-    return set(tomllib.loads(path.read_text()).get("handled", [])) if path.exists() else set()
+    if not path.exists():
+        return set()
+    handled = read_toml(path, "inbox record").get("handled", [])
+    if not isinstance(handled, list) or not all(isinstance(key, str) for key in handled):
+        raise UnreadableInput(f"{path} is damaged (no list of handled mails); restore it from a backup or "
+                              "remove it", kind="inbox record")
+    return set(handled)
 
 
 def _remember(game: Game, keys: Iterable[str]) -> None:

@@ -13,15 +13,17 @@ import os
 import re
 import shlex
 import subprocess
-import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 
 from .errors import UnreadableInput, UsageError
+from .log import atomic_write, read_toml
 
 HEADER = re.compile(rb"^(?:From |[A-Za-z][A-Za-z0-9-]*: )")
+# Control characters, and what str.splitlines() breaks at besides them: never in a header.
+LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def looks_like_mail(raw: bytes) -> bool:
@@ -51,8 +53,20 @@ def unflow(text: str, delsp: bool) -> str:
 
 
 def texts(raw: bytes) -> list[str]:
-    """Every text part and attachment of a mail, transfer encoding undone, flowed text unwrapped."""
-    message = email.message_from_bytes(raw, policy=email.policy.default)
+    """Every text part and attachment of a mail, transfer encoding undone, flowed text unwrapped.
+
+    The standard parser fails on some malformed headers with whatever error its code hits
+    (IndexError, UnboundLocalError …); such a mail is read again with the lenient legacy parser, and
+    failing that as plain text, so a stranger's mail never stops a command."""
+    for policy in (email.policy.default, email.policy.compat32):
+        try:
+            return _parts_text(email.message_from_bytes(raw, policy=policy))
+        except Exception:  # any parser failure: try the next way of reading it
+            continue
+    return [_valid_text(raw.decode("utf-8", errors="replace").replace("\r\n", "\n"))]
+
+
+def _parts_text(message) -> list[str]:
     parts = [part for part in message.walk() if not part.is_multipart()]
     has_plain = any(part.get_content_type() == "text/plain" for part in parts)
     found = []
@@ -66,17 +80,29 @@ def texts(raw: bytes) -> list[str]:
         payload = part.get_payload(decode=True)
         if not isinstance(payload, bytes):  # a multipart part decodes to nothing
             payload = b""
-        charset = part.get_content_charset() or "utf-8"
-        try:
-            text = payload.decode(charset, errors="replace")
-        except LookupError:
-            text = payload.decode("utf-8", errors="replace")
-        text = text.replace("\r\n", "\n")
+        text = _decode(payload, part.get_content_charset() or "utf-8").replace("\r\n", "\n")
         params = dict(part.get_params() or [])
-        if params.get("format", "").lower() == "flowed":
-            text = unflow(text, params.get("delsp", "").lower() == "yes")
+        if str(params.get("format", "")).lower() == "flowed":
+            text = unflow(text, str(params.get("delsp", "")).lower() == "yes")
         found.append(text)
     return found
+
+
+def _decode(payload: bytes, charset: str) -> str:
+    try:
+        text = payload.decode(charset, errors="replace")
+    except (LookupError, ValueError):  # an unknown charset, or a name Python cannot even look up
+        text = payload.decode("utf-8", errors="replace")
+    return _valid_text(text)
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_text(text: str) -> str:
+    """Text that encodes as UTF-8: a codec such as utf-7 can decode to lone surrogates, which become
+    U+FFFD, so the mail simply holds no valid message there."""
+    return SURROGATE.sub("\ufffd", text)
 
 
 # --------------------------------------------------------------------------------------- sending
@@ -107,23 +133,23 @@ class MailSettings:
         if not path.exists():
             raise UsageError(f"no mail settings at {path}: run 'pbem mail setup' first", field="mail.toml")
         try:
-            data = tomllib.loads(path.read_text())
-            settings = cls(**data)
-        except (tomllib.TOMLDecodeError, TypeError) as exc:
+            settings = cls(**read_toml(path, "mail settings"))
+        except TypeError as exc:
             raise UnreadableInput(f"{path}: {exc}", field="mail.toml") from None
+        for item in fields(settings):  # a hand-edited file may hold a string port, a number address …
+            if not isinstance(getattr(settings, item.name), int if item.name == "smtp_port" else str):
+                raise UnreadableInput(f"{path}: {item.name} has the wrong type", field=item.name)
         settings.check()
         return settings
 
     def check(self) -> None:
         if self.security not in SECURITY:
             raise UsageError(f"security is one of {', '.join(SECURITY)}", field="security")
-        if "@" not in self.address:
+        if "@" not in self.address or LINE_BREAKING.search(self.address):
             raise UsageError(f"{self.address!r} is not a mail address", field="address")
 
     def save(self, home: Path) -> Path:
         import tomli_w
-
-        from .log import atomic_write
 
         self.check()
         path = self.path(home)
@@ -152,9 +178,12 @@ def thread_id(game: str, charter_digest: str) -> str:
 
 
 def subject(message, summary: str) -> str:
+    """One line, whatever the orders hold: a header may not contain a line break, so a note's
+    newlines and other control characters become spaces."""
     what = f"seq {message.seq} from {message.player}" if message.type == "move" else \
         f"{message.type} from {message.player}" + (f" for seq {message.seq}" if message.seq else "")
-    return f"[pbem {message.game}] {what}: {summary}" if summary else f"[pbem {message.game}] {what}"
+    line = f"[pbem {message.game}] {what}: {summary}" if summary else f"[pbem {message.game}] {what}"
+    return LINE_BREAKING.sub(" ", line)
 
 
 def compose(message, *, sender: str, recipients: list[str], summary: str, charter_digest: str) -> EmailMessage:
@@ -255,9 +284,17 @@ def failure_reason(exc: Exception, settings: MailSettings) -> str:
 # --------------------------------------------------------------------------------------- mailboxes
 
 def mail_key(raw: bytes) -> str:
-    """What marks a mail as handled: its Message-ID, or the hash of its bytes when it has none."""
-    message = email.message_from_bytes(raw, policy=email.policy.default)
-    return str(message.get("Message-ID") or "").strip() or "sha256:" + hashlib.sha256(raw).hexdigest()
+    """What marks a mail as handled: its Message-ID, or the hash of its bytes when it has none or
+    its headers cannot be parsed."""
+    return _message_id(raw) or "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def _message_id(raw: bytes) -> str:
+    try:
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        return str(message.get("Message-ID") or "").strip()
+    except Exception:  # the parser fails on malformed headers (<@>, <a@[) with assorted errors
+        return ""
 
 
 def read_maildir(path: Path):

@@ -26,6 +26,11 @@ SIGNATURE_END = "# " + sshsig.END
 START = re.compile(r"^((?:> ?)*)pbem = 1[ \t]*$")
 BOM = "\ufeff"  # Windows editors start UTF-8 files with it; it is not part of the message
 TOML_ERROR_LINE = re.compile(r"at line (\d+)")
+SURROGATE = re.compile("[\ud800-\udfff]")
+LONG_DIGITS = re.compile(rb"\d{100,}")  # no emitted line (76 columns) has such a run; a huge integer does
+# Control characters but white space, and the bidirectional controls that reorder what is shown.
+HIDDEN = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+INT64 = (-(2**63), 2**63 - 1)  # TOML integers: a reader that follows the spec refuses any other
 
 # Field order and type of each kind (§3). Types: one, name, int, hex64, hex, time, text,
 # hexlist, orders. Optional fields are marked with '?'.
@@ -149,6 +154,17 @@ def _check(name: str, kind: str, value, context: dict):
             _check_order(order, index, context)
 
 
+def _shown(key: str) -> str:
+    """A key from the input as an error may name it: control characters that could drive a terminal
+    escaped (white space is left to the error's one-line rule)."""
+    return HIDDEN.sub(lambda found: escaped(found.group()), key)
+
+
+def escaped(char: str) -> str:
+    """A character that must not reach a terminal, written as an escape such as \\x1b or \\u202e."""
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
 def check_order(order: dict, index: int, context: dict) -> None:
     """An order's keys and values are of the kinds a message may carry (§3)."""
     _check_order(order, index, context)
@@ -161,7 +177,7 @@ def _check_order(order: dict, index: int, context: dict) -> None:
         raise UnreadableInput(f"order kind {kind!r} is not a name", field=f"{where}.kind", **context)
     for key, value in order.items():
         if not NAME.fullmatch(key):
-            raise UnreadableInput("order keys must be names", field=f"{where}.{key}", **context)
+            raise UnreadableInput("order keys must be names", field=f"{where}.{_shown(key)}", **context)
         items = value if isinstance(value, list) else [value]
         for item in items:
             # bool is an int; floats, dates, tables and nested lists are not allowed
@@ -171,6 +187,9 @@ def _check_order(order: dict, index: int, context: dict) -> None:
                     field=f"{where}.{key}",
                     **context,
                 )
+            if isinstance(item, int) and not INT64[0] <= item <= INT64[1]:
+                raise UnreadableInput(f"{item} is outside the signed 64-bit range TOML allows",
+                                      field=f"{where}.{key}", **context)
 
 
 def parse_fields(body: bytes, context: dict | None = None) -> dict:
@@ -186,6 +205,9 @@ def parse_fields(body: bytes, context: dict | None = None) -> dict:
         raise UnreadableInput(f"malformed TOML: {exc}", **context) from None
     except RecursionError:
         raise UnreadableInput("malformed TOML: nested too deeply", **context) from None
+    except ValueError:  # the reader's limit on digits: an integer far outside TOML's 64 bits
+        raise UnreadableInput(f"line {_long_integer_line(body)} holds an integer outside the signed 64-bit range "
+                              "TOML allows", **context) from None
     kind = data.get("type")
     if isinstance(data.get("seq"), int) and not isinstance(data["seq"], bool):
         context.setdefault("seq", data["seq"])
@@ -201,7 +223,7 @@ def parse_fields(body: bytes, context: dict | None = None) -> dict:
     known = {name.rstrip("?") for name, _ in spec}
     for key in data:
         if key not in known:
-            raise UnreadableInput("unknown key", field=key, **context)
+            raise UnreadableInput("unknown key", field=_shown(key), **context)
     for name, check in spec:
         optional = name.endswith("?")
         name = name.rstrip("?")
@@ -213,6 +235,11 @@ def parse_fields(body: bytes, context: dict | None = None) -> dict:
     return data
 
 
+def _long_integer_line(body: bytes) -> int | None:
+    lines = body.split(b"\n")
+    return next((number for number, line in enumerate(lines, 1) if LONG_DIGITS.search(line)), None)
+
+
 def parse(text: str | bytes) -> Message:
     """A whole message file: TOML then '# ' armor lines."""
     if isinstance(text, bytes):
@@ -220,6 +247,8 @@ def parse(text: str | bytes) -> Message:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise UnreadableInput("message is not UTF-8") from None
+    if SURROGATE.search(text):  # text a codec such as utf-7 made: it has no UTF-8 bytes to check
+        raise UnreadableInput("message is not valid Unicode text (a lone surrogate)")
     head, armor = split_signature(text)
     body = _strip_lines(head)
     if len(text.encode()) > MAX_BYTES + 1024:  # the body is checked exactly below; this bounds the armor
@@ -268,7 +297,7 @@ def _rewrapped_line(head: str) -> int | None:
                 return None
             lines[index:index + 2] = [joined]
             first = first or index + 1
-        except RecursionError:
+        except (RecursionError, ValueError):  # nested too deeply, or an integer of thousands of digits
             return None
 
 

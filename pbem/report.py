@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
+
+from .message import escaped
+
+# What a player's text may not send to a terminal: control characters but the newline (ESC
+# sequences, carriage returns) and the bidirectional controls that reorder what is shown.
+UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def plain(value) -> str:
+    """A player's text as it may be shown: each unsafe character as an escape such as \\x1b."""
+    return UNSAFE.sub(lambda found: escaped(found.group()), str(value))
+
+
+def literal(value, style: str = "") -> Text:
+    """A player's text shown as written: never read as rich markup or emoji codes (a Text, unlike a
+    str, is not parsed), and safe for the terminal."""
+    return Text(plain(value), style=style)
 
 
 def _short(hex_id: str | None) -> str:
@@ -15,35 +33,36 @@ def _short(hex_id: str | None) -> str:
 
 
 def status_view(data: dict):
-    title = Text.assemble(("Game ", "bold"), (data["game"], "bold cyan"),
-                          f"  ({data['ruleset']}, dice: {data['dice']})")
+    title = Text.assemble(("Game ", "bold"), (plain(data["game"]), "bold cyan"),
+                          plain(f"  ({data['ruleset']}, dice: {data['dice']})"))
     lines = [title]
     if data.get("me"):
-        lines.append(Text.assemble("You are ", (data["me"], "player")))
+        lines.append(Text.assemble("You are ", (plain(data["me"]), "player")))
     lines.append(Text(f"Log: {data['head_seq']} entries, head {_short(data['head_id'])}"))
     step = data.get("step", {})
     kind = step.get("kind")
     if kind == "joining":
-        lines.append(Text(f"Waiting for joins from {', '.join(step['waiting_for'])}", style="warn"))
+        lines.append(literal(f"Waiting for joins from {', '.join(step['waiting_for'])}", "warn"))
     elif kind == "reveal":
         text = Text.assemble(
-            "Roll point of seq ", (str(step["seq"]), "bold"), f" (entry {_short(step['entry'])} by {step['author']}): ",
-            ("waiting for reveals from " + ", ".join(step["waiting_for"]), "warn"),
+            "Roll point of seq ", (str(step["seq"]), "bold"),
+            plain(f" (entry {_short(step['entry'])} by {step['author']}): "),
+            (plain("waiting for reveals from " + ", ".join(step["waiting_for"])), "warn"),
         )
         lines.append(text)
         lines.extend(_deadline_text(step, "reveal"))
     elif kind == "decision":
-        lines.append(Text.assemble("Next step: ", (", ".join(step["waiting_for"]), "player"), " to move"))
+        lines.append(Text.assemble("Next step: ", (plain(", ".join(step["waiting_for"])), "player"), " to move"))
         lines.extend(_deadline_text(step, "move"))
     elif kind == "over":
-        lines.append(Text.assemble(("Game over: ", "bold"), (step["result"], "ok")))
+        lines.append(Text.assemble(("Game over: ", "bold"), (plain(step["result"]), "ok")))
         if step.get("closing_entry_by"):
-            lines.append(Text(f"{step['closing_entry_by']} signs the closing entry that fixes the result "
-                              "(pbem move with no orders)", style="warn"))
+            lines.append(literal(f"{step['closing_entry_by']} signs the closing entry that fixes the result "
+                                 "(pbem move with no orders)", "warn"))
     if data.get("held"):
         lines.append(Text(f"{data['held']} message(s) held in held/ waiting for a predecessor", style="warn"))
     for fork in data.get("forks", []):
-        lines.append(Text(f"Game stopped: proof of equivocation in {fork}", style="bad"))
+        lines.append(literal(f"Game stopped: proof of equivocation in {fork}", "bad"))
     return Panel(Group(*[line for line in lines if line]), title="pbem status", expand=False)
 
 
@@ -63,16 +82,16 @@ def draws_text(draws: list[dict]) -> Text:
             text.append(f"d{draw['size']}→", style="dim")
             text.append(str(draw["result"]), style="bold cyan")
         else:
-            text.append(f"{draw['kind']}({draw['size']})→{draw['result']}", style="cyan")
+            text.append(plain(f"{draw['kind']}({draw['size']})→{draw['result']}"), style="cyan")
         text.append(" ")
     if draws:
-        text.append(f"({draws[0]['purpose']}, {draws[0]['rule']})", style="dim")
+        text.append(plain(f"({draws[0]['purpose']}, {draws[0]['rule']})"), style="dim")
     return text
 
 
 def log_view(rows: list[dict], more: str | None = None):
     """The log as a table; `more` is a caption telling how to see the entries left out."""
-    table = Table(title="Log", title_justify="left", caption=more, caption_justify="left")
+    table = Table(title="Log", title_justify="left", caption=literal(more) if more else None, caption_justify="left")
     table.add_column("seq", justify="right")
     table.add_column("player", style="player")
     table.add_column("time", style="dim")
@@ -81,10 +100,11 @@ def log_view(rows: list[dict], more: str | None = None):
     table.add_column("id", style="id")
     for row in rows:
         orders = "; ".join(row["orders"]) or ("(uses only)" if row["uses"] else "(binds the first roll)")
-        dice = Text(f"waiting for reveals from {', '.join(row['waiting_for'])}", style="warn") \
+        dice = literal(f"waiting for reveals from {', '.join(row['waiting_for'])}", "warn") \
             if row.get("waiting_for") else draws_text(row["dice"])
         when = row["time"][5:16].replace("T", " ")
-        table.add_row(str(row["seq"]), row["player"], when, orders, dice, _short(row["id"]))
+        table.add_row(str(row["seq"]), literal(row["player"]), literal(when), literal(orders), dice,
+                      literal(_short(row["id"])))
     return table
 
 
@@ -103,14 +123,14 @@ def outcome_lines(report, summarise) -> Group:
         what = message.type if message.seq is None else f"{message.type} seq {message.seq}"
         if outcome.status == "applied":
             detail = "; ".join(summarise(o) for o in message.orders) if message.type == "move" else ""
-            lines.append(Text.assemble(("✓ applied ", "ok"), f"{what} by ", (message.player, "player"),
-                                       f": {detail}" if detail else "", (f"  {_short(message.id)}", "id")))
+            lines.append(Text.assemble(("✓ applied ", "ok"), f"{what} by ", (plain(message.player), "player"),
+                                       plain(f": {detail}") if detail else "", (f"  {_short(message.id)}", "id")))
         elif outcome.status == "duplicate":
-            lines.append(Text.assemble(("= already in the log: ", "dim"), f"{what} by {message.player}"))
+            lines.append(Text.assemble(("= already in the log: ", "dim"), plain(f"{what} by {message.player}")))
         else:
-            lines.append(Text.assemble(("… held: ", "warn"), f"{what} by {message.player}: {outcome.detail}"))
+            lines.append(Text.assemble(("… held: ", "warn"), plain(f"{what} by {message.player}: {outcome.detail}")))
     for dropped in report.dropped:
-        lines.append(Text(f"✗ dropped from held/: {dropped}", style="bad"))
+        lines.append(literal(f"✗ dropped from held/: {dropped}", "bad"))
     for record in report.rolls:
         draws = [d.to_dict() for d in record.draws]
         lines.append(Text.assemble(("🎲 roll point of seq ", "bold"), (str(record.seq), "bold"), ": ",
@@ -125,11 +145,11 @@ def delivery_lines(posted: list) -> Group:
         message, delivery = item.message, item.delivery
         what = message.type + (f" seq {message.seq}" if message.seq is not None else "")
         if delivery.delivered:
-            lines.append(Text.assemble(("Mailed", "ok"), f" {what} to {', '.join(delivery.delivered)}"))
-        for recipient, reason in delivery.failed.items():
-            lines.append(Text.assemble(("Not delivered", "warn"), f" {what} to {recipient}: {reason}"))
+            lines.append(Text.assemble(("Mailed", "ok"), plain(f" {what} to {', '.join(delivery.delivered)}")))
+        for recipient, reason in delivery.failed.items():  # a server's answer is a stranger's text too
+            lines.append(Text.assemble(("Not delivered", "warn"), plain(f" {what} to {recipient}: {reason}")))
         if item.queued:
-            lines.append(Text(f"Queued in {item.queued.parent}: 'pbem send --retry' sends it again."))
+            lines.append(literal(f"Queued in {item.queued.parent}: 'pbem send --retry' sends it again."))
     return Group(*lines)
 
 
@@ -140,29 +160,29 @@ def refusal_line(refusal) -> str:
     if refusal.final and proof:
         text += f"; proof of equivocation kept in forks/: {' and '.join(proof)}; the game is stopped"
     verdict = "marked read: it can never apply" if refusal.final else "left unread: it may apply on a later run"
-    return f"{text} ({verdict})"
+    return plain(f"{text} ({verdict})")  # the mail's Message-ID is a stranger's text
 
 
 def roll_view(explained: dict):
     lines = [Text.assemble(("Roll point of seq ", "bold"), str(explained["seq"]), f" (entry {explained['entry']})"),
-             Text(f"dice policy: {explained['policy']}")]
+             literal(f"dice policy: {explained['policy']}")]
     inputs = explained["inputs"]
-    lines.append(Text(f"seed = {inputs['formula']}", style="dim"))
+    lines.append(literal(f"seed = {inputs['formula']}", "dim"))
     for key, value in inputs.items():
         if key != "formula":
-            lines.append(Text(f"  {key} = {value}"))
+            lines.append(literal(f"  {key} = {value}"))
     for witness in explained["witnesses"]:
-        lines.append(Text.assemble("  value of ", (witness["player"], "player"), f" = {witness['value']}"))
-    lines.append(Text.assemble("seed = ", (explained["seed"], "id")))
+        lines.append(Text.assemble("  value of ", (plain(witness["player"]), "player"),
+                                   plain(f" = {witness['value']}")))
+    lines.append(Text.assemble("seed = ", (plain(explained["seed"]), "id")))
     table = Table(title="Draws, in order", title_justify="left")
     for column in ("#", "draw", "words read", "rejected", "result", "purpose", "rule"):
         table.add_column(column)
     for draw in explained["draws"]:
-        table.add_row(
-            str(draw["index"]), f"{draw['kind']} {draw['size']}", " ".join(str(w) for w in draw["words"]),
-            " ".join(str(w) for w in draw.get("rejected", [])) or "-", str(draw["result"]), draw["purpose"],
-            draw["rule"],
-        )
+        cells = (draw["index"], f"{draw['kind']} {draw['size']}", " ".join(str(w) for w in draw["words"]),
+                 " ".join(str(w) for w in draw.get("rejected", [])) or "-", draw["result"], draw["purpose"],
+                 draw["rule"])
+        table.add_row(*(literal(cell) for cell in cells))
     return Group(*lines, table)
 
 

@@ -402,3 +402,90 @@ def test_a_move_killed_while_mailing_is_named_by_the_next_command(tmp_path, smtp
     assert "Finished an interrupted command: your move for seq 1 is stored; mail" in said.stdout
     assert "outbox/000001-move-alice.toml" in said.stdout
     assert "Finished" not in alice.run("status").stdout  # said once, then it is the player's
+
+
+# ------------------------------------------------------------------ what a mail's headers may hold
+
+def test_a_note_with_line_breaks_is_mailed_under_a_one_line_subject(tmp_path, smtp):
+    """The subject holds the orders' summary: a note's newline and control characters become spaces."""
+    controller, _ = smtp
+    players = start(tmp_path, controller.port)
+    alice, bob = players["alice"], players["bob"]
+    sent = alice.run("move", 'note text="line one\nline two\x1b[2J"', "--send")
+    assert "Mailed move seq 1 to bob@example.test" in sent.stdout
+    alice.run("send", "outbox/000001-move-alice.toml")
+    received = [message_from_bytes(m.as_bytes(), policy=policy.default) for m in mailbox.Maildir(str(bob.maildir))]
+    subjects = [m["Subject"] for m in received if "seq 1" in m["Subject"]]
+    assert subjects == ["[pbem mail-game] seq 1 from alice: note: line one line two [2J"] * 2
+    assert bob.inbox()["new_mails"] == 2  # the same move twice: applied, then a duplicate
+    assert json.loads(bob.run("status", "--json").stdout)["head_seq"] == 1
+
+
+# ------------------------------------------------------------------ the mail queue survives a crash
+
+def test_the_queue_writes_who_is_left_before_the_mail(tmp_path, smtp):
+    """A run killed between the two writes never leaves a queued mail without its recipients."""
+    controller, handler = smtp
+    players = start(tmp_path, controller.port)
+    alice = players["alice"]
+    handler.refuse.add(players["bob"].address)
+    alice.env["PBEM_FAULT_LOG"] = str(tmp_path / "writes.log")
+    alice.run("move", "pass", "--send", code=8)
+    queued = [line.split()[1] for line in (tmp_path / "writes.log").read_text().splitlines()
+              if line.startswith("write ") and "mailq/" in line]
+    assert [Path(p).suffix for p in queued] == [".toml", ".eml"], queued
+
+
+def test_a_queued_mail_that_lost_its_recipients_goes_to_its_to_header(tmp_path, smtp):
+    """A mail in mailq/ without its list of recipients is sent to everyone it was addressed to,
+    never dropped unsent."""
+    controller, handler = smtp
+    players = start(tmp_path, controller.port)
+    alice, bob = players["alice"], players["bob"]
+    handler.refuse.add(bob.address)
+    alice.run("move", "pass", "--send", code=8)
+    for sidecar in (alice.dir / "mailq").glob("*.toml"):
+        sidecar.unlink()
+    handler.refuse.clear()
+    retried = alice.run("send", "--retry")
+    assert "Mailed move seq 1 to bob@example.test" in retried.stdout
+    assert not list((alice.dir / "mailq").glob("*.eml")) and bob.inbox()["new_mails"] == 1
+
+
+# ------------------------------------------------------------------ damaged local files: one line
+
+@pytest.mark.parametrize("damage", [b"handled = [", b"\xff\xfe\x00", b"handled = 3\n"], ids=["toml", "binary", "shape"])
+def test_a_damaged_inbox_record_is_one_line(three, tmp_path, damage):
+    game = copy_game(three, tmp_path)
+    bob = game["bob"]
+    write(bob.dir / "inbox.toml", damage)
+    box = maildir_with(tmp_path / "mail", mail_of(game.draft("alice", ROLL), "move"))
+    before = snapshot(bob.dir)
+    code, out, err = bob.cli("inbox", "--maildir", box)
+    assert code == 2 and err.startswith("error: inbox record: inbox.toml is ") \
+        and err.count("\n") == 1, (code, out, err)
+    assert changes(before, snapshot(bob.dir)) == {"added": [], "removed": [], "changed": []}
+
+
+@pytest.mark.parametrize("damage", [b"bob = [", b"\xff\xfe\x00"], ids=["toml", "binary"])
+def test_a_damaged_address_book_is_one_line(three, tmp_path, damage):
+    game = copy_game(three, tmp_path)
+    bob = game["bob"]
+    write(bob.dir / "addresses.toml", damage)
+    assert bob.cli("mail", "setup", "--address", "bob@example.test", "--smtp-host", "127.0.0.1",
+                   "--smtp-port", str(free_port()), "--security", "none")[0] == 0
+    for command in (("mail", "address", "alice", "alice@example.test"), ("send", "outbox/join-bob.toml")):
+        code, out, err = bob.cli(*command)
+        assert code == 2 and err.startswith("error: addresses: addresses.toml is ") \
+            and err.count("\n") == 1, (command, code, out, err)
+    assert (bob.dir / "addresses.toml").read_bytes() == damage
+
+
+def test_a_move_sent_with_damaged_mail_settings_is_stored_and_says_so(three, tmp_path):
+    game = copy_game(three, tmp_path)
+    alice = game["alice"]
+    write(alice.home / "mail.toml", b"smtp_host = [")
+    code, out, err = alice.cli("move", "pass", "--send")
+    assert code == 8 and "signed and stored in outbox/000001-move-alice.toml, but not mailed: " in err \
+        and "mail.toml is damaged" in err and err.count("\n") == 1, (code, out, err)
+    assert (alice.dir / "entries" / "000001.toml").exists()

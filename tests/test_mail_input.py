@@ -506,3 +506,61 @@ def test_html_alternative_does_not_hide_the_plain_part(template, tmp_path, mode)
     raw = v_html_alternative(template.text("move1"))
     applied(run_jobs(apply_job(game.players["bob"], raw, mode, tmp_path, "--json"))[0], [template.move1])
     check_received(template, game, "move")
+
+
+# ------------------------------------------------------------------------------ mails no parser expects
+
+def by_bytes(headers: list[str], body: bytes) -> bytes:
+    return "".join(line + "\n" for line in ["From: alice@example.org", "To: bob@example.org", *headers]).encode() \
+        + b"\n" + body
+
+
+def inbox_of(player, folder: Path, *mails: bytes) -> tuple[int, str, str]:
+    import mailbox
+
+    box = mailbox.Maildir(str(folder), create=True)
+    for raw in mails:
+        box.add(raw)
+    return player.cli("inbox", "--maildir", str(folder))
+
+
+def test_mails_whose_message_id_cannot_be_parsed_are_read_once(template, tmp_path):
+    """A Message-ID the standard parser fails on (<@>, <, <a@[) gives the mail a key of its bytes'
+    hash: a spam is skipped, a move is applied, and the next run finds nothing new."""
+    game = copy_game(template.table, tmp_path)
+    bob = game.players["bob"]
+    spams = [by_bytes(["Subject: buy now", f"Message-ID: {bad}"], b"cheap\n") for bad in ("<@>", "<")]
+    move = by_bytes(["Subject: pbem err-game", "Message-ID: <a@["], template.move1.stored())
+    code, out, err = inbox_of(bob, tmp_path / "mail", *spams, move)
+    assert (code, err) == (0, "") and "1 new mail(s), 2 skipped" in out, (code, out, err)
+    check_received(template, game, "move")
+    assert inbox_of(bob, tmp_path / "mail") == (0, "0 new mail(s), 3 skipped\n", "")
+
+
+def utf7_mail(template: Template) -> bytes:
+    """A message in utf-7 whose note decodes to a lone surrogate (+2D0-), which has no UTF-8 bytes."""
+    assert b" marches " in template.move1.body
+    return by_bytes(["Subject: pbem err-game", "Message-ID: <utf7@example.org>", "MIME-Version: 1.0",
+                     "Content-Type: text/plain; charset=utf-7"],
+                    template.move1.stored().replace(b" marches ", b" +2D0- "))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_mail_whose_charset_gives_no_text_is_refused_in_one_line(template, tmp_path, mode):
+    game = copy_game(template.table, tmp_path)
+    bob = game.players["bob"]
+    before = snapshot(bob.dir)
+    code, out, err = run_jobs(apply_job(bob, utf7_mail(template), mode, tmp_path))[0]
+    assert code in (2, 3), (code, out, err)  # utf-7 also turns the armor's '+' into other text
+    one_line_error(err)
+    assert changes(before, snapshot(bob.dir)) == {"added": [], "removed": [], "changed": []}
+
+
+def test_the_inbox_refuses_a_mail_whose_charset_gives_no_text_once(template, tmp_path):
+    game = copy_game(template.table, tmp_path)
+    bob = game.players["bob"]
+    code, out, err = inbox_of(bob, tmp_path / "mail", utf7_mail(template))
+    assert code in (2, 3), (code, out, err)
+    one_line_error(err)
+    assert err.startswith("error: refused mail <utf7@example.org>: ") and "(marked read" in err
+    assert inbox_of(bob, tmp_path / "mail") == (0, "0 new mail(s), 1 skipped\n", "")

@@ -6,6 +6,7 @@ import hashlib
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from helpers import changes, copy_game, setup_game, snapshot, stored, write
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -515,3 +516,48 @@ def test_find_a_line_breaking_the_quote_prefix():
 def test_find_nothing():
     assert message.find(MAIL_INTRO + MAIL_SIG) == []
     assert message.find("pbem = 10\n") == []
+
+
+# ------------------------------------------------------------------------- integers (TOML: 64 bits)
+
+@pytest.fixture(scope="module")
+def started(tmp_path_factory):
+    """A started three-player game (helpers.setup_game); the tests only read it or are refused."""
+    return setup_game(tmp_path_factory.mktemp("integers"))
+
+
+@pytest.mark.parametrize("order", ["set counter=x value=99999999999999999999999",
+                                   "set counter=x value=9223372036854775808",
+                                   "set counter=x add=-9223372036854775809"])
+def test_a_move_with_an_integer_over_64_bits_is_not_signed(started, order):
+    alice = started["alice"]
+    before = snapshot(alice.dir)
+    code, out, err = alice.cli("move", order)
+    assert code == 2 and err.count("\n") == 1, (code, out, err)
+    assert "field 'orders[1]." in err and "outside the signed 64-bit range" in err
+    assert changes(before, snapshot(alice.dir)) == {"added": [], "removed": [], "changed": []}
+
+
+@pytest.mark.parametrize("value, words", [
+    (b"9223372036854775808", "field 'orders[1].n': 9223372036854775808 is outside the signed 64-bit range"),
+    (b"-9223372036854775809", "field 'orders[1].n': -9223372036854775809 is outside the signed 64-bit range"),
+    (b"[1, 99999999999999999999]", "field 'orders[1].n': 99999999999999999999 is outside"),
+    (b"1" * 5000, "line 14 holds an integer outside the signed 64-bit range"),  # past the reader's digit limit
+], ids=["2^63", "-2^63-1", "in-a-list", "5000-digits"])
+def test_a_message_with_an_integer_over_64_bits_is_refused(started, tmp_path, value, words):
+    """Signed by its author all the same: the reader refuses it before any signature check."""
+    body = started.draft("alice", [{"kind": "note", "text": "x"}]).body
+    body = body.replace(b'text = "x"\n', b'text = "x"\nn = ' + value + b"\n")
+    path = write(tmp_path / "big.toml", stored(body, started["alice"].signer))
+    bob = started["bob"]
+    before = snapshot(bob.dir)
+    code, out, err = bob.cli("apply", str(path))
+    assert code == 2 and err.count("\n") == 1 and words in err, (code, out, err)
+    assert changes(before, snapshot(bob.dir)) == {"added": [], "removed": [], "changed": []}
+
+
+def test_the_64_bit_bounds_themselves_are_signed(started, tmp_path):
+    alice = copy_game(started, tmp_path)["alice"]
+    code, out, err = alice.cli("move", "set counter=x value=9223372036854775807",
+                               "set counter=y value=-9223372036854775808", "--json")
+    assert code == 0, (out, err)

@@ -6,6 +6,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from pbem.report import literal, plain
+
 from ..common import tables
 
 
@@ -13,32 +15,32 @@ def state_view(state: dict):
     info = Table.grid(padding=(0, 2))
     info.add_column(style="bold")
     info.add_column()
-    info.add_row("Turn", str(state["turn"]))
+    info.add_row("Turn", literal(state["turn"]))
     if state["result"] is not None:
-        info.add_row("Result", Text(state["result"], style="bold green"))
+        info.add_row("Result", literal(state["result"], "bold green"))
     elif state["pending_roll"]:
         roll = state["pending_roll"]
-        info.add_row("Rolling", f"{roll['dice']} for {roll['player']}: {roll['purpose']}")
+        info.add_row("Rolling", literal(f"{roll['dice']} for {roll['player']}: {roll['purpose']}"))
     else:
-        info.add_row("Step", state["next"])
+        info.add_row("Step", literal(state["next"]))
     if state["resigned"]:
-        info.add_row("Resigned", ", ".join(state["resigned"]))
+        info.add_row("Resigned", literal(", ".join(state["resigned"])))
     parts: list[Table | Text] = [info]
     if state["counters"]:
         counters = Table(title="Counters", title_justify="left")
         counters.add_column("counter")
         counters.add_column("value", justify="right")
         for name, value in sorted(state["counters"].items()):
-            counters.add_row(name, str(value))
+            counters.add_row(literal(name), literal(value))
         parts.append(counters)
     if state["last_roll"]:
         roll = state["last_roll"]
         line = Text.assemble(
-            ("Last roll: ", "bold"), f"{roll['player']} rolled {roll['dice']} for {roll['purpose']!r}: ",
+            ("Last roll: ", "bold"), plain(f"{roll['player']} rolled {roll['dice']} for {roll['purpose']!r}: "),
             (" ".join(map(str, roll["faces"])), "cyan"), " = ", (str(roll["total"]), "bold cyan"),
         )
         if "outcome" in roll:
-            line.append(f"  → {roll['table']}: {roll['outcome']}", style="magenta")
+            line.append(plain(f"  → {roll['table']}: {roll['outcome']}"), style="magenta")
         parts.append(line)
     return Group(*parts)
 
@@ -59,7 +61,7 @@ def tables_view(data: dict):
         return Text("This charter has no tables.")
     parts = []
     for name, rows in data.items():
-        grid = Table(title=name, title_justify="left")
+        grid = Table(title=literal(name), title_justify="left")
         grid.add_column("roll", justify="right")
         grid.add_column("result")
         for low, high, result in rows:
@@ -71,6 +73,6 @@ def tables_view(data: dict):
                 label = f"{high} or less"
             else:
                 label = f"{low}-{high}"
-            grid.add_row(label, result)
+            grid.add_row(label, literal(result))
         parts.append(grid)
     return Group(*parts)

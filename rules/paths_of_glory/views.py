@@ -80,10 +80,12 @@ def map_data(state: PogState, nation: str | None = None) -> dict:
 def _units_text(units: list[dict]):
     from rich.text import Text
 
+    from pbem.report import plain
+
     text = Text()
     for unit in units:
         style = "bold" if unit["type"] == "army" else ""
-        text.append(unit["name"] + ("·r" if unit["reduced"] else ""), style=style)
+        text.append(plain(unit["name"]) + ("·r" if unit["reduced"] else ""), style=style)
         if unit.get("oos"):
             text.append(f" OOS{unit['oos']}", style="bold red")
         text.append("  ")
@@ -91,52 +93,57 @@ def _units_text(units: list[dict]):
 
 
 def render_map(data: dict):
+    """Every name shown is a Text: what the map and the orders hold is never read as rich markup."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    parts: list[Text | Table] = [Text(f"Turn {data['turn']}: {data['turn_label']}", style="bold")]
+    from pbem.report import literal
+
+    parts: list[Text | Table] = [literal(f"Turn {data['turn']}: {data['turn_label']}", "bold")]
     for nation, spaces in data["nations"].items():
-        table = Table(title=NATION_NAMES.get(nation, nation), title_justify="left", show_edge=False)
+        table = Table(title=literal(NATION_NAMES.get(nation, nation)), title_justify="left", show_edge=False)
         for column in ("space", "ctrl", "fort", "trench", "units"):
             table.add_column(column)
         for space in spaces:
             fort = space.get("fort")
             fort_text = f"{fort['strength']} {fort['state']}" if fort else ""
             style = "blue" if space["control"] == "ap" else "red"
-            table.add_row(space["name"] + (" ★" if space.get("vp") else ""),
-                          Text(space["control"].upper(), style=style), fort_text,
-                          str(space.get("trench", "")), _units_text(space["units"]))
+            table.add_row(literal(space["name"] + (" ★" if space.get("vp") else "")),
+                          literal(space["control"].upper(), style), literal(fort_text),
+                          literal(space.get("trench", "")), _units_text(space["units"]))
         parts.append(table)
     for box, units in data["boxes"].items():
-        parts.append(Text.assemble((box.replace("_", " "), "bold"), ": ", _units_text(units)))
+        parts.append(Text.assemble(literal(box.replace("_", " "), "bold"), ": ", _units_text(units)))
     return Group(*parts)
 
 
 def render_space(data: dict):
     from rich.table import Table
 
+    from pbem.report import literal
+
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
-    grid.add_row("Space", f"{data['name']} ({data['id']})")
+    grid.add_row("Space", literal(f"{data['name']} ({data['id']})"))
     if data.get("box"):
-        grid.add_row("Box", data["side"].upper())
+        grid.add_row("Box", literal(data["side"].upper()))
     else:
         nation = NATION_NAMES.get(data["nation"], data["nation"])
-        grid.add_row("Nation", nation + (" (neutral)" if data["neutral"] else ""))
-        grid.add_row("Control", data["control"].upper())
-        grid.add_row("Terrain", data["terrain"])
+        grid.add_row("Nation", literal(nation + (" (neutral)" if data["neutral"] else "")))
+        grid.add_row("Control", literal(data["control"].upper()))
+        grid.add_row("Terrain", literal(data["terrain"]))
         facts = [f"{data['vp']} VP" if data.get("vp") else "", "supply source" if data.get("source") else "",
                  f"{data['port'].upper()} port" if data.get("port") else "", "capital" if data.get("capital") else "",
                  "off-map box" if data.get("offmap") else ""]
         if any(facts):
-            grid.add_row("Facts", ", ".join(f for f in facts if f))
+            grid.add_row("Facts", literal(", ".join(f for f in facts if f)))
         if data.get("fort"):
-            grid.add_row("Fort", f"strength {data['fort']['strength']}, {data['fort']['state']}")
+            grid.add_row("Fort", literal(f"strength {data['fort']['strength']}, {data['fort']['state']}"))
         if data.get("trench"):
-            grid.add_row("Trench", f"level {data['trench']}")
-        grid.add_row("Connects to", ", ".join(data["connections"]))
+            grid.add_row("Trench", literal(f"level {data['trench']}"))
+        grid.add_row("Connects to", literal(", ".join(data["connections"])))
     grid.add_row("Units", _units_text(data["units"]))
     return grid
 
@@ -208,14 +215,15 @@ def supply_data(state: PogState, side: str | None = None) -> dict:
 
 def render_supply(data: dict):
     from rich.table import Table
-    from rich.text import Text
 
-    table = Table(title=f"Supply ({data['side']})", title_justify="left")
+    from pbem.report import literal
+
+    table = Table(title=literal(f"Supply ({data['side']})"), title_justify="left")
     for column in ("unit", "space", "supply", "sources", "OOS"):
         table.add_column(column)
     styles = {"supplied": "green", "special": "yellow", "out": "bold red"}
     for unit, entry in data["units"].items():
         status = entry["status"] + (f" ({entry['rule']})" if entry.get("rule") else "")
-        table.add_row(unit, entry["space"], Text(status, style=styles.get(entry["status"], "")),
-                      ", ".join(entry["sources"]), f"OOS{entry['oos']}" if entry.get("oos") else "")
+        table.add_row(literal(unit), literal(entry["space"]), literal(status, styles.get(entry["status"], "")),
+                      literal(", ".join(entry["sources"])), literal(f"OOS{entry['oos']}" if entry.get("oos") else ""))
     return table
