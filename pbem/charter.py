@@ -83,7 +83,7 @@ class Charter:
 
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+        except ValueError as exc:  # not TOML, or an integer beyond Python's digit limit
             raise bad(f"malformed TOML: {exc}") from None
         except RecursionError:
             raise bad("malformed TOML: nested too deeply") from None

@@ -217,7 +217,7 @@ def new(
         name, _, file = item.partition("=")
         try:
             tables[name] = tomllib.loads(Path(file).read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             raise UsageError(f"cannot read table {file}: {exc}", field="--table") from None
     if out_path.exists():
         raise UsageError(f"{out_path} exists; pbem will not overwrite a charter", field="--out")
@@ -262,7 +262,7 @@ def _games_nearby(folder: Path, game_id: str) -> list[Path]:
 def _toml_value(text: str):
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except ValueError:  # not TOML, or an integer of thousands of digits
         return text
 
 
@@ -319,7 +319,7 @@ def _parse_order(text: str) -> dict:
 def _orders_from_file(path: Path) -> list[dict]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a Windows editor may add a BOM
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read orders from {path}: {exc}", field="--file") from None
     orders = data.get("orders")
     if not isinstance(orders, list):
@@ -337,7 +337,7 @@ def _edit_orders(game, player: str) -> list[dict]:
     text = _run_editor("\n".join(template) + "\n")
     try:
         orders = tomllib.loads(text).get("orders", [])
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # not TOML, or an integer beyond Python's digit limit
         raise UsageError(f"the orders you wrote are not TOML: {exc}", field="--edit") from None
     return orders
 
@@ -641,7 +641,7 @@ def mail_address(
     from . import exchange
 
     exchange.set_address(_game(game_dir), player, address)
-    out().print(f"{player}: {address}")
+    out().print(f"{player}: {address}", markup=False)
 
 
 @app.command("send")

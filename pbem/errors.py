@@ -6,6 +6,8 @@ seq), the player and the field or rule at fault, and renders as one line.
 
 from __future__ import annotations
 
+from .safetext import one_line
+
 
 class PbemError(Exception):
     exit_code = 2
@@ -51,7 +53,7 @@ class PbemError(Exception):
     def __str__(self) -> str:
         where = self.where()
         text = f"{where}: {self.message}" if where else self.message
-        return " ".join(text.split())  # one line, always: names taken from input may hold newlines
+        return one_line(text)  # names taken from input may hold newlines or terminal escapes
 
     def locate(self, **context) -> PbemError:
         """Fill in context the raiser did not know (the caller knows the entry, say)."""

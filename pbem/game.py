@@ -320,7 +320,7 @@ class Game:
     def _load_cache(self, joins: list[Message]) -> Engine | None:
         try:
             data = tomllib.loads((self.dir.root / CACHE).read_text())
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        except (OSError, ValueError):
             return None
         try:
             if data["charter"] != self.charter.digest or data["joins"] != {j.player: j.id for j in joins}:

@@ -128,7 +128,7 @@ def read_toml(path: Path, what: str) -> dict:
     one line naming it, never a traceback."""
     try:
         return tomllib.loads(read_text(path, what))
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:  # ValueError: a 5,000-digit number
         raise UnreadableInput(f"{path} is damaged ({exc}); restore it from a backup or remove it",
                               kind=what) from None
 

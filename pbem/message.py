@@ -28,8 +28,6 @@ BOM = "\ufeff"  # Windows editors start UTF-8 files with it; it is not part of t
 TOML_ERROR_LINE = re.compile(r"at line (\d+)")
 SURROGATE = re.compile("[\ud800-\udfff]")
 LONG_DIGITS = re.compile(rb"\d{100,}")  # no emitted line (76 columns) has such a run; a huge integer does
-# Control characters but white space, and the bidirectional controls that reorder what is shown.
-HIDDEN = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 INT64 = (-(2**63), 2**63 - 1)  # TOML integers: a reader that follows the spec refuses any other
 
 # Field order and type of each kind (§3). Types: one, name, int, hex64, hex, time, text,
@@ -154,16 +152,6 @@ def _check(name: str, kind: str, value, context: dict):
             _check_order(order, index, context)
 
 
-def _shown(key: str) -> str:
-    """A key from the input as an error may name it: control characters that could drive a terminal
-    escaped (white space is left to the error's one-line rule)."""
-    return HIDDEN.sub(lambda found: escaped(found.group()), key)
-
-
-def escaped(char: str) -> str:
-    """A character that must not reach a terminal, written as an escape such as \\x1b or \\u202e."""
-    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-
 
 def check_order(order: dict, index: int, context: dict) -> None:
     """An order's keys and values are of the kinds a message may carry (§3)."""
@@ -177,7 +165,7 @@ def _check_order(order: dict, index: int, context: dict) -> None:
         raise UnreadableInput(f"order kind {kind!r} is not a name", field=f"{where}.kind", **context)
     for key, value in order.items():
         if not NAME.fullmatch(key):
-            raise UnreadableInput("order keys must be names", field=f"{where}.{_shown(key)}", **context)
+            raise UnreadableInput("order keys must be names", field=f"{where}.{key}", **context)
         items = value if isinstance(value, list) else [value]
         for item in items:
             # bool is an int; floats, dates, tables and nested lists are not allowed
@@ -223,7 +211,7 @@ def parse_fields(body: bytes, context: dict | None = None) -> dict:
     known = {name.rstrip("?") for name, _ in spec}
     for key in data:
         if key not in known:
-            raise UnreadableInput("unknown key", field=_shown(key), **context)
+            raise UnreadableInput("unknown key", field=key, **context)
     for name, check in spec:
         optional = name.endswith("?")
         name = name.rstrip("?")

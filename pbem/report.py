@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import io
-import re
 
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .message import escaped
-
-# What a player's text may not send to a terminal: control characters but the newline (ESC
-# sequences, carriage returns) and the bidirectional controls that reorder what is shown.
-UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def plain(value) -> str:
-    """A player's text as it may be shown: each unsafe character as an escape such as \\x1b."""
-    return UNSAFE.sub(lambda found: escaped(found.group()), str(value))
+from .safetext import plain
 
 
 def literal(value, style: str = "") -> Text:

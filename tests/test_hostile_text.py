@@ -80,3 +80,33 @@ def test_a_key_that_is_no_name_is_named_escaped(tmp_path, extra):
     path = write(tmp_path / "key.toml", stored(body, table["alice"].signer))
     code, out, err = table["bob"].cli("apply", str(path))
     assert code == 2 and "\\x1b[2J': " in err and "\x1b" not in err and err.count("\n") == 1, (code, out, err)
+
+
+def test_an_error_naming_a_hostile_value_escapes_it():
+    """Text from input that reaches an error line cannot drive the terminal: escapes are shown literally."""
+    from pbem.errors import IllegalOrder
+
+    line = str(IllegalOrder("no space \x1b[2Jhere\u202e", player="mal\x07lory", field="a\nb"))
+    assert line == "player mal\\x07lory, field 'a b': no space \\x1b[2Jhere\\u202e"
+
+
+@pytest.mark.parametrize("orders, field", [
+    (["roll dice=2d6+99999999999 purpose=x"], "orders[1].dice"),
+    (["roll dice=2d6" + "+1" * 120 + " purpose=x"], "orders[1].dice"),
+    (["set counter=vp value=" + "9" * 5000], "orders[1].value"),
+    (["set counter=vp value=9223372036854775807", "set counter=vp add=1"], "orders[2].add"),
+])
+def test_numbers_beyond_any_sensible_range_are_refused_by_rule(tmp_path, orders, field):
+    """A huge constant, a 5,000-digit number or a counter pushed past 64 bits is an illegal order
+    (exit 1, naming field and rule), never an internal error or a dump no reader accepts."""
+    table = setup_game(tmp_path)
+    code, _, err = table["alice"].cli("move", *orders)
+    assert code == 1, err
+    assert f"field '{field}', rule freeform." in err and err.count("\n") == 1, err
+
+
+def test_a_mail_address_with_markup_is_recorded_and_shown_as_written(tmp_path):
+    table = setup_game(tmp_path)
+    code, out, err = table["alice"].cli("mail", "address", "bob", "[/]bob@example.org")
+    assert (code, err) == (0, ""), err
+    assert "bob: [/]bob@example.org" in out

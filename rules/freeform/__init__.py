@@ -28,6 +28,7 @@ ORDER_FIELDS = {
     "pass": (set(), set()),
     "end": ({"result"}, set()),
 }
+COUNTER_RANGE = (-(2**63), 2**63 - 1)  # the integers a message and a dump may hold (protocol §3.3)
 # The rule each order's field errors cite (README, freeform section): `pass` has none of its own.
 ORDER_RULES = {"roll": "freeform.roll", "note": "freeform.note", "set": "freeform.set", "pass": "freeform.order",
                "end": "freeform.end"}
@@ -161,10 +162,11 @@ class Freeform:
         if not isinstance(amount, int) or isinstance(amount, bool):
             raise IllegalOrder("must be a whole number", rule="freeform.set",
                                field="value" if "value" in order else "add")
-        if "value" in order:
-            state.counters[counter] = amount
-        else:
-            state.counters[counter] = state.counters.get(counter, 0) + amount
+        result = amount if "value" in order else state.counters.get(counter, 0) + amount
+        if not COUNTER_RANGE[0] <= result <= COUNTER_RANGE[1]:
+            raise IllegalOrder("a counter stays within the signed 64-bit range", rule="freeform.set",
+                               field="value" if "value" in order else "add")
+        state.counters[counter] = result
 
     def _order_pass(self, state: FreeformState, player: str, order: dict) -> None:
         self._advance(state)

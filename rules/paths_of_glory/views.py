@@ -80,7 +80,7 @@ def map_data(state: PogState, nation: str | None = None) -> dict:
 def _units_text(units: list[dict]):
     from rich.text import Text
 
-    from pbem.report import plain
+    from pbem.safetext import plain
 
     text = Text()
     for unit in units:
