@@ -7,10 +7,12 @@ import os
 import shlex
 import sys
 import tomllib
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from .errors import Held, PbemError, UsageError
 
@@ -39,6 +41,129 @@ SendOpt = typer.Option(False, "--send", help="Mail it to the other players now (
                        "if some cannot be reached it stays queued for 'pbem send --retry'.")
 AgentOpt = typer.Option(None, "--agent", help="Sign through ssh-agent with the key whose public half is this "
                         "file (ssh-keygen -Y sign).")
+
+
+# ------------------------------------------------------------------------------------- the command group
+
+def _summary(text) -> str:
+    """The first paragraph of a help text on one line: what `pbem --help` lists."""
+    return " ".join(text.strip().split("\n\n")[0].split()) if isinstance(text, str) else ""
+
+
+def _literal_help(command):
+    """Help texts are plain text: escape them, as typer reads them as rich markup ('[[orders]]')."""
+    from rich.markup import escape
+
+    for item in (command, *command.params):
+        if getattr(item, "help", None):
+            item.help = escape(item.help)
+    for sub in getattr(command, "commands", {}).values():
+        _literal_help(sub)
+    return command
+
+
+class _LazyCommands(MutableMapping):
+    """The subcommands by name; each is built from its function (typer reads its signature and
+    help) only when looked up. Building all ~20 costs more than the rest of a `pbem status`."""
+
+    def __init__(self, typer_app: typer.Typer) -> None:
+        from typer.main import get_command_name
+
+        self.app = typer_app
+        self.infos = {info.name or get_command_name(getattr(info.callback, "__name__", "")): info
+                      for info in typer_app.registered_commands}
+        self.groups = {str(info.name): info.typer_instance for info in typer_app.registered_groups
+                       if info.typer_instance is not None}
+        self.built: dict[str, Any] = {}
+
+    def __iter__(self):
+        return iter(dict.fromkeys([*self.infos, *self.groups, *self.built]))
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+    def __getitem__(self, name: str):
+        if name not in self.built:
+            from typer.main import get_command_from_info, get_group
+
+            if name in self.infos:
+                command = get_command_from_info(self.infos[name], rich_markup_mode=self.app.rich_markup_mode,
+                                                pretty_exceptions_short=self.app.pretty_exceptions_short)
+            elif name in self.groups:
+                command = get_group(self.groups[name])
+            else:
+                raise KeyError(name)
+            self.built[name] = _literal_help(command)
+        return self.built[name]
+
+    def __setitem__(self, name: str, command) -> None:
+        self.built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        self.infos.pop(name, None)
+        self.groups.pop(name, None)
+        del self.built[name]
+
+    def summaries(self) -> dict[str, str]:
+        """Each command's one-line help, read from its function or sub-app without building it."""
+        found = {name: _summary(info.help or getattr(info.callback, "__doc__", ""))
+                 for name, info in self.infos.items()}
+        found.update((name, _summary(sub.info.help)) for name, sub in self.groups.items())
+        return found
+
+
+class _Group(TyperGroup):
+    """`pbem`: its subcommands are built on demand, and `pbem --help` is drawn from their names and
+    one-line helps alone (typer's own help screen imports much of rich, markdown and pygments)."""
+
+    lazy: _LazyCommands
+
+    def format_help(self, ctx, formatter) -> None:
+        from rich.padding import Padding
+        from rich.panel import Panel
+        from rich.text import Text
+
+        console = out()
+        usage = self.get_usage(ctx).partition(": ")[2]
+        console.print(Padding(Text.assemble(("Usage: ", "yellow"), usage), 1), style="bold")
+        first, _, rest = (self.help or "").partition("\n\n")
+        console.print(Padding(_options_marked(Text(_summary(first))), (0, 1, 0 if rest else 1, 1)))
+        if rest:
+            text = Text("\n\n".join(_summary(p) for p in rest.split("\n\n")), "dim")
+            console.print(Padding(_options_marked(text), (1, 1, 1, 1)))
+        options = _help_table()  # typer's columns: long, short and negated forms, type, help
+        for _ in range(5):
+            options.add_column()
+        options.add_column(ratio=1)
+        options.add_row(Text("--help", "bold cyan"), "", "", "", "", Text("Show this message and exit."))
+        console.print(Panel(options, title="Options", title_align="left", border_style="dim"))
+        summaries = self.lazy.summaries()
+        commands = _help_table()
+        commands.add_column(style="bold cyan", no_wrap=True, width=max(map(len, summaries)))
+        commands.add_column(ratio=10)
+        for name, summary in summaries.items():
+            commands.add_row(name, Text(summary))
+        console.print(Panel(commands, title="Commands", title_align="left", border_style="dim"))
+
+
+def _options_marked(text):
+    """Options named in a help text stand out, as in typer's help screens."""
+    text.highlight_regex(r"(?<![\w-])--[\w-]+", "bold cyan")
+    return text
+
+
+def _help_table():
+    from rich.table import Table
+
+    return Table(box=None, show_header=False, expand=True, pad_edge=False, padding=(0, 1))
+
+
+def command_group() -> _Group:
+    """The click group `main` runs; building it builds no subcommand."""
+    group = _Group(name="pbem", help=app.info.help, no_args_is_help=True, rich_markup_mode=app.rich_markup_mode)
+    group.lazy = _LazyCommands(app)
+    group.commands = group.lazy
+    return group
 
 
 def out():
@@ -211,7 +336,7 @@ def new(
         name, _, value = item.partition("=")
         if name not in rules.options:
             raise UsageError(f"{ruleset} has no option {name!r} (see 'pbem rules {ruleset}')", field="--option")
-        options[name] = {"on": True, "off": False}.get(value, _toml_value(value))
+        options[name] = {"on": True, "off": False}.get(value, _toml_value(value))  # else an int or text
     tables = {}
     for item in table:
         name, _, file = item.partition("=")
@@ -228,9 +353,7 @@ def new(
         game=game_id, ruleset=rules.id, version=rules.version, scenario=scenario, dice=dice,
         reveal_hours=reveal_hours, move_hours=move_hours, options=options, tables=tables, players=members,
     )
-    from .engine import Engine
-
-    Engine(charter, rules).ruleset.new_state(Engine(charter, rules).setup)  # refuses tables it cannot use
+    rules.check_setup(rulesets.Setup.of(charter))  # options in conflict, tables it cannot use, sides
     from .log import atomic_write
 
     atomic_write(out_path, charter.text.encode())
@@ -299,21 +422,10 @@ def join_cmd(
 
 # ------------------------------------------------------------------------------------- moves
 
-def _parse_order(text: str) -> dict:
-    try:
-        words = shlex.split(text)
-    except ValueError as exc:  # an unmatched quote: "note text=don't"
-        raise UsageError(f"cannot read the order {text!r}: {exc}; quote a value with an apostrophe in double "
-                         "quotes: text=\"don't\"", field="ORDER") from None
-    if not words:
-        raise UsageError("empty order", field="ORDER")
-    order = {"kind": words[0]}
-    for word in words[1:]:
-        key, sep, value = word.partition("=")
-        if not sep:
-            raise UsageError(f"expected key=value in order {text!r}, got {word!r}", field="ORDER")
-        order[key] = _toml_value(value)
-    return order
+def _parse_order(text: str, game) -> dict:
+    from . import orders
+
+    return orders.parse(text, game.ruleset.order_kinds)
 
 
 def _orders_from_file(path: Path) -> list[dict]:
@@ -328,13 +440,15 @@ def _orders_from_file(path: Path) -> list[dict]:
 
 
 def _edit_orders(game, player: str) -> list[dict]:
+    from . import orders as order_text
+
     engine, _ = game.current()
-    hints = game.ruleset.legal(engine.state, player)
-    template = ["# Write your orders as [[orders]] tables; lines starting with # are ignored.", "#"]
-    for hint in hints:
-        template.append(f"# {hint.kind:8} {hint.fields:40} {hint.help} ({hint.rule})")
-    template.append("")
-    text = _run_editor("\n".join(template) + "\n")
+    kinds = list(game.ruleset.legal(engine.state, player))
+    step = engine.pending()
+    heading = getattr(step, "prompt", "") or f"Orders for {player}"
+    if not kinds:
+        heading += f" (no orders are {player}'s to give now)"
+    text = _run_editor(order_text.template(kinds, heading) + "\n")
     try:
         orders = tomllib.loads(text).get("orders", [])
     except ValueError as exc:  # not TOML, or an integer beyond Python's digit limit
@@ -381,7 +495,7 @@ def move(
     game = _game(game_dir)
     player = _me(game)
     _refuse_after_interrupted_move(game, player)
-    parsed = [_parse_order(o) for o in orders or []]
+    parsed = [_parse_order(o, game) for o in orders or []]
     if file:
         parsed.extend(_orders_from_file(file))
     if edit:
@@ -996,21 +1110,35 @@ def rules_cmd(game: Optional[str] = typer.Argument(None, help="A ruleset id, e.g
         for name, info in installed.items():
             out().print(f"[bold]{name}[/bold] {info['version']}: {info['title']}")
         return
-    rules = rulesets.load(game)
-    data: dict[str, Any] = {
-        "id": rules.id, "version": rules.version, "title": rules.title, "scenarios": rules.scenarios(),
-        "options": {k: {"default": o.default, "rule": o.rule, "help": o.help} for k, o in rules.options.items()},
-    }
+    data = rulesets.describe(rulesets.load(game))
     if as_json:
         emit_json(data)
         return
-    out().print(f"[bold]{rules.id}[/bold] {rules.version}: {rules.title}")
+    for line in _ruleset_lines(data):
+        out().print(line)
+
+
+def _ruleset_lines(data: dict):
+    """`pbem rules GAME` as text: scenarios, optional rules with their rules and relations, orders."""
+    from rich.text import Text
+
+    yield Text.assemble((data["id"], "bold"), f" {data['version']}: {data['title']}")
     for name, title in data["scenarios"].items():
-        out().print(f"  scenario [bold]{name}[/bold]: {title}")
+        yield Text.assemble("  scenario ", (name, "bold"), f": {title}")
+    yield Text("Optional rules (pbem new --option NAME=on|off|VALUE):" if data["options"] else "No optional rules.")
     for name, option in data["options"].items():
-        out().print(f"  option {name} (default {option['default']}, rule {option['rule']}): {option['help']}")
-    if not data["options"]:
-        out().print("  no optional rules")
+        kind = "one of " + ", ".join(map(str, option["choices"])) if "choices" in option else option["type"]
+        relations = "".join(f"; {word} {', '.join(option[word])}" for word in ("requires", "excludes")
+                            if word in option)
+        default = {True: "on", False: "off"}.get(option["default"], option["default"])
+        yield Text(f"  {name} (rule {option['rule']}; {kind}, default {default}{relations}): "
+                   f"{option['help']}")
+    yield Text("Orders (pbem move 'KIND key=value …'; lists as a,b,c):")
+    for kind, order in data["orders"].items():
+        yield Text.assemble("  ", (kind, "bold"), f" (rule {order['rule']}): {order['help']}")
+        for name, spec in order["fields"].items():
+            yield Text(f"      {name}: {spec['type']}{'' if spec['required'] else ', optional'}. {spec['help']}")
+        yield Text(f"      e.g. pbem move '{order['example']}'", style="dim")
 
 
 @app.command("demo")
@@ -1035,7 +1163,7 @@ def _print_error(exc: PbemError) -> None:
 
 def main() -> None:
     try:
-        code = app(standalone_mode=False)
+        code = command_group().main(standalone_mode=False)
     except PbemError as exc:
         _print_error(exc)
         sys.exit(exc.exit_code)

@@ -72,15 +72,10 @@ class RollRecord:
 
 
 class Engine:
-    def __init__(self, charter: Charter, ruleset) -> None:
+    def __init__(self, charter: Charter, ruleset: rules.Ruleset) -> None:
         self.charter = charter
         self.ruleset = ruleset
-        self.setup = rules.Setup(
-            scenario=charter.scenario,
-            roster=tuple(rules.Seat(m.id, m.sides, m.role) for m in charter.players),
-            options=dict(charter.options),
-            tables=dict(charter.tables),
-        )
+        self.setup = rules.Setup.of(charter)
         self.joins: dict[str, dict] = {}  # player -> {id, anchor, hcommit}
         self.genesis: str | None = None
         self.state = None

@@ -191,6 +191,7 @@ class Game:
         text = read_text(self.dir.charter_path, "charter game.toml")
         self.charter = Charter.parse(text, str(self.dir.charter_path))
         self.ruleset = rulesets.load(self.charter.ruleset, self.charter.version)
+        self.ruleset.check_setup(rulesets.Setup.of(self.charter))  # a hand-edited charter is refused, never played
         self._resigns: dict[str, Message] | None = None
         self._engine: Engine | None = None  # the replay at the head, once loaded by this object
         self._entry_ids: set[str] | None = None  # ids of the stored entries, once a resign asked
@@ -904,7 +905,7 @@ def join(charter_path: Path, root: Path, signer: Signer, *, as_player: str | Non
         raise UsageError(f"{charter_path} is not a file: give the game.toml the host mailed you", field="CHARTER")
     text = read_text(Path(charter_path), f"charter {charter_path}")
     charter = Charter.parse(text, str(charter_path))
-    rulesets.load(charter.ruleset, charter.version)
+    rulesets.load(charter.ruleset, charter.version).check_setup(rulesets.Setup.of(charter))
     member = charter.member(as_player) if as_player else charter.member_by_key(signer.public)
     if member is None:
         who = f"player {as_player!r}" if as_player else f"key {signer.public.fingerprint()}"
@@ -1017,7 +1018,7 @@ def status(game: Game) -> dict:
         return data
     if isinstance(pending, rulesets.Decision):
         data["step"] = {"kind": "decision", "waiting_for": _next_to_sign(game, current, list(pending.players)),
-                        **_deadline(engine.head_time, game.charter.move_hours)}
+                        "prompt": pending.prompt, **_deadline(engine.head_time, game.charter.move_hours)}
     return data
 
 

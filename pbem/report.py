@@ -43,6 +43,8 @@ def status_view(data: dict):
         lines.extend(_deadline_text(step, "reveal"))
     elif kind == "decision":
         lines.append(Text.assemble("Next step: ", (plain(", ".join(step["waiting_for"])), "player"), " to move"))
+        if step.get("prompt"):
+            lines.append(literal(step["prompt"]))
         lines.extend(_deadline_text(step, "move"))
     elif kind == "over":
         lines.append(Text.assemble(("Game over: ", "bold"), (plain(step["result"]), "ok")))

@@ -1,26 +1,35 @@
-"""The plug-in contract between the engine and a game, and the registry of installed rulesets.
+"""The contract between the engine and a game, the base class every game builds on, and the registry.
 
-A ruleset is a state machine (docs/protocol.md §5). The engine asks what is pending, feeds it orders
-and dice, and hashes its public dump; it never looks inside the state.
+A ruleset is a state machine over a state type S (docs/protocol.md §5). The engine asks what is
+pending, feeds it orders and dice, and hashes its public dump; it never looks inside the state.
+docs/writing-a-ruleset.md walks through the contract with freeform as the example.
+
+Each game subclasses `Ruleset`, names its package, and keeps its facts in that package's data files:
+`data/ruleset.toml` declares its version, title, scenarios, optional rules (`OptionSpec`) and order
+kinds (`OrderKind`); the base class loads them once and supplies what every game shares: option
+checking, order checking, the legal-order list, the order summary, the demo script and state copies.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, TypeVar
 
-from .errors import UsageError
+from . import datafile
+from .errors import IllegalOrder, UsageError
 
 NAME_OK = re.compile(r"[a-z][a-z0-9_]{0,31}").fullmatch
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
 class Decision:
-    """One player (or several at once, sealed) must sign the next orders."""
+    """One player must sign the next orders; `prompt` tells him what is asked (shown by `pbem status`)."""
 
     players: tuple[str, ...]
     prompt: str = ""
@@ -28,30 +37,12 @@ class Decision:
 
 @dataclass(frozen=True)
 class Chance:
-    """Dice must be drawn before anyone can decide."""
-
-    purpose: str = ""
+    """Dice must be drawn (at the roll point of the entry just applied) before anyone can decide."""
 
 
 @dataclass(frozen=True)
 class Over:
     result: str = ""
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    id: str
-    default: Any
-    rule: str
-    help: str
-
-
-@dataclass(frozen=True)
-class OrderHint:
-    kind: str
-    fields: str
-    help: str
-    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,7 +67,8 @@ class Seat:
 
 @dataclass(frozen=True)
 class Setup:
-    """What a charter tells a ruleset: scenario, roster, optional rules and data tables."""
+    """What a charter tells a ruleset: scenario, roster, optional rules (as the charter wrote them;
+    `Ruleset.chosen` fills in the defaults) and data tables."""
 
     scenario: str
     roster: tuple[Seat, ...]
@@ -87,44 +79,356 @@ class Setup:
     def players(self) -> list[str]:
         return [seat.id for seat in self.roster if seat.role == "player"]
 
+    @classmethod
+    def of(cls, charter: Any) -> Setup:
+        """What a charter (pbem.charter.Charter) tells its ruleset."""
+        return cls(scenario=charter.scenario, roster=tuple(Seat(m.id, m.sides, m.role) for m in charter.players),
+                   options=dict(charter.options), tables=dict(charter.tables))
 
-class Ruleset(Protocol):
+
+# ------------------------------------------------------------------------------------- optional rules
+
+OPTION_TYPES = {"bool": bool, "int": int, "text": str, "choice": str}
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One optional rule: its type and allowed values, and the options it needs on or must not meet.
+
+    `requires` and `excludes` name other options, as `id` (that option on) or `id=value`.
+    """
+
     id: str
-    version: str
-    title: str
-    sides: tuple[str, ...]
-    options: Mapping[str, OptionSpec]
+    default: Any
+    rule: str
+    help: str
+    type: str = "bool"
+    choices: tuple = ()
+    requires: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
 
-    def scenarios(self) -> Mapping[str, str]: ...
-    def new_state(self, setup: Setup) -> Any: ...
-    def pending(self, state) -> Decision | Chance | Over: ...
-    def apply(self, state, player: str, order: Mapping) -> Any: ...
-    def resolve(self, state, dice, private) -> Any: ...
-    def legal(self, state, player: str) -> Iterable[OrderHint]: ...
-    def resign(self, state, player: str) -> Any: ...
-    def dump(self, state) -> dict: ...
-    def load(self, data: dict, setup: Setup) -> Any: ...
-    def summary(self, order: Mapping) -> str: ...
-    def views(self, state) -> Mapping[str, View]: ...
-    def demo_script(self) -> dict: ...  # what `pbem demo GAME` plays
+    @classmethod
+    def from_data(cls, option_id: str, table: Mapping) -> OptionSpec:
+        known = {"default", "rule", "help", "type", "choices", "requires", "excludes"}
+        if set(table) - known or not {"default", "rule", "help"} <= set(table):
+            raise datafile.DataFileError(f"option {option_id}: keys are {', '.join(sorted(known))}", field="options")
+        spec = cls(option_id, table["default"], table["rule"], table["help"], table.get("type", "bool"),
+                   tuple(table.get("choices", ())), tuple(table.get("requires", ())), tuple(table.get("excludes", ())))
+        spec.check(spec.default)
+        return spec
 
+    def check(self, value: Any) -> Any:
+        """The value if this option may take it; else a UsageError naming the option and its rule."""
+        wanted = OPTION_TYPES.get(self.type)
+        if wanted is None or not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+            raise UsageError(f"option {self.id} takes a {self.type} value, not {value!r}", rule=self.rule,
+                             field=f"options.{self.id}")
+        if self.choices and value not in self.choices:
+            raise UsageError(f"option {self.id} is one of {', '.join(map(str, self.choices))}, not {value!r}",
+                             rule=self.rule, field=f"options.{self.id}")
+        return value
+
+    def holds(self, condition: str, chosen: Mapping[str, Any]) -> bool:
+        name, sep, value = condition.partition("=")
+        return chosen.get(name) == value if sep else chosen.get(name) is True
+
+
+def resolve_options(specs: Mapping[str, OptionSpec], written: Mapping[str, Any]) -> dict[str, Any]:
+    """Every option's value for a charter that wrote `written`: defaults filled in, each value checked.
+
+    A default gives way to an option the charter turned on that excludes it (writing
+    italy_19_1_1 = true turns off 19.1's default); two options the charter wrote that conflict, or one
+    whose requirement is unmet, are refused naming both rules."""
+    for name in written:
+        if name not in specs:
+            raise UsageError(f"no option {name!r} (see 'pbem rules')", field=f"options.{name}")
+    chosen = {name: spec.check(written[name]) if name in written else spec.default for name, spec in specs.items()}
+    for name in written:
+        for excluded in specs[name].excludes:
+            other = excluded.partition("=")[0]
+            if specs[name].holds(name, chosen) and other not in written and other in specs:
+                chosen[other] = False if specs[other].type == "bool" else chosen[other]
+    for spec in specs.values():
+        if chosen[spec.id] is True or (spec.type != "bool" and spec.id in written):
+            _check_relations(spec, chosen, specs)
+    return chosen
+
+
+def _check_relations(spec: OptionSpec, chosen: Mapping[str, Any], specs: Mapping[str, OptionSpec]) -> None:
+    for needed in spec.requires:
+        if not spec.holds(needed, chosen):
+            other = specs.get(needed.partition("=")[0])
+            raise UsageError(f"option {spec.id} (rule {spec.rule}) needs {needed}"
+                             + (f" (rule {other.rule})" if other else ""), field=f"options.{spec.id}")
+    for excluded in spec.excludes:
+        if spec.holds(excluded, chosen):
+            other = specs.get(excluded.partition("=")[0])
+            raise UsageError(f"option {spec.id} (rule {spec.rule}) cannot be played with {excluded}"
+                             + (f" (rule {other.rule})" if other else ""), field=f"options.{spec.id}")
+
+
+# ------------------------------------------------------------------------------------- order kinds
+
+FIELD_TYPES = ("text", "int", "bool", "list")
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field of an order kind: text, int, bool or list (of text)."""
+
+    name: str
+    type: str
+    required: bool = True
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class OrderKind:
+    """An order a ruleset understands: its fields, the rule it comes from, and an example in the
+    text form `pbem move` reads (pbem/orders.py)."""
+
+    kind: str
+    rule: str
+    help: str
+    fields: tuple[FieldSpec, ...] = ()
+    example: str = ""
+
+    @classmethod
+    def from_data(cls, kind: str, table: Mapping) -> OrderKind:
+        fields = []
+        for name, spec in table.get("fields", {}).items():
+            if spec.get("type") not in FIELD_TYPES:
+                raise datafile.DataFileError(f"order {kind}: field {name} has no type among {FIELD_TYPES}",
+                                             field="orders")
+            fields.append(FieldSpec(name, spec["type"], not spec.get("optional", False), spec.get("help", "")))
+        return cls(kind, table["rule"], table["help"], tuple(fields), table.get("example", kind))
+
+    def field(self, name: str) -> FieldSpec | None:
+        return next((spec for spec in self.fields if spec.name == name), None)
+
+    def check(self, order: Mapping) -> None:
+        """Every required field present, no other, each of its declared type (IllegalOrder, this kind's rule)."""
+        for spec in self.fields:
+            if spec.required and spec.name not in order:
+                raise IllegalOrder(f"{self.kind} needs '{spec.name}' (for example: {self.example})", rule=self.rule,
+                                   field=spec.name)
+        for name, value in order.items():
+            declared = self.field(name)
+            if name == "kind":
+                continue
+            if declared is None:
+                raise IllegalOrder(f"{self.kind} takes no '{name}' (it takes: {self._names()})", rule=self.rule,
+                                   field=name)
+            if not _of_type(value, declared.type):
+                raise IllegalOrder(f"must be {_TYPE_WORDS[declared.type]}", rule=self.rule, field=name)
+
+    def _names(self) -> str:
+        return ", ".join(spec.name for spec in self.fields) or "no fields"
+
+
+_TYPE_WORDS = {"text": "text", "int": "a whole number", "bool": "true or false", "list": "a list of names"}
+
+
+def _of_type(value: Any, kind: str) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "list":
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return isinstance(value, str)
+
+
+# ------------------------------------------------------------------------------------- the contract
+
+class Ruleset(Generic[S]):
+    """A game. Subclasses set `id` and `package` and implement the state machine methods below; the
+    rest have defaults built on `data/ruleset.toml`.
+
+    When the engine calls what:
+      `pbem new`, `pbem join`, opening a game: `check_setup` (refuse a charter that cannot be played).
+      every participant has joined: `new_state` once.
+      each command: `load` of the cached dump, or a replay from `new_state`.
+      each entry of the log, in order: `resign` for each resign it uses, then `apply` for each order,
+        then `dump` (hashed into the entry's state field); then `pending`: if it is a `Chance`, the
+        entry opens a roll point and, once its witnesses have revealed, `resolve` is called with the
+        dice until `pending` is no longer a `Chance`.
+      trying a move before it is signed: `copy`, then the same calls on the copy.
+    Every method but `apply`, `resolve` and `resign` leaves the state as it found it. A method that
+    refuses raises a typed error: `IllegalOrder` naming the rule (exit 1), `UsageError` for a
+    charter the ruleset cannot play (exit 2). No method reads a file or the clock, or draws a die
+    other than from the `Dice` it is given: every replay on every machine must agree.
+    """
+
+    id: str = ""
+    package: str = ""  # the ruleset's package, whose data/ holds ruleset.toml
+
+    def __init__(self) -> None:
+        spec = self.declaration()
+        self.version: str = spec["version"]
+        self.title: str = spec["title"]
+        self.sides: tuple[str, ...] = tuple(spec.get("sides", ()))
+        self.options: dict[str, OptionSpec] = {
+            name: OptionSpec.from_data(name, table) for name, table in spec.get("options", {}).items()}
+        self.order_kinds: dict[str, OrderKind] = {
+            kind: OrderKind.from_data(kind, table) for kind, table in spec.get("orders", {}).items()}
+        self.order_rule: str = spec.get("order_rule", "")  # the rule an unknown order kind breaks
+        self._scenarios: dict[str, str] = {name: table["title"] for name, table in spec.get("scenarios", {}).items()}
+
+    def declaration(self) -> Mapping[str, Any]:
+        """Version, title, sides, scenarios, options and order kinds: data/ruleset.toml. A ruleset
+        defined in code alone (a test's, a benchmark's) returns the same tables from here."""
+        return self.data("ruleset.toml")
+
+    def data(self, name: str) -> dict:
+        """A data file of this ruleset's package (loaded once, its format_version checked)."""
+        return datafile.load(self.package, name)
+
+    # ---------------------------------------------------------------- the charter
+
+    def scenarios(self) -> Mapping[str, str]:
+        """Scenario ids and titles, the first the default (`pbem rules GAME` lists them)."""
+        return dict(self._scenarios)
+
+    def chosen(self, setup: Setup) -> dict[str, Any]:
+        """Every optional rule's value in this game (the charter's choices with defaults filled in)."""
+        return resolve_options(self.options, setup.options)
+
+    def check_setup(self, setup: Setup) -> None:
+        """Refuse (UsageError naming the field) a charter this ruleset cannot play: an unknown
+        scenario, options that are unknown, mistyped or in conflict. Subclasses extend it (sides,
+        tables) and call this one. Called by `pbem new`, `pbem join` and whenever a game opens."""
+        if setup.scenario not in self.scenarios():
+            raise UsageError(f"no scenario {setup.scenario!r} (have: {', '.join(self.scenarios())})",
+                             field="scenario")
+        self.chosen(setup)
+
+    def new_state(self, setup: Setup) -> S:
+        """The state at the start of the game (after every join). Raises UsageError for a charter it
+        cannot play."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- the state machine
+
+    def pending(self, state: S) -> Decision | Chance | Over:
+        """What the game waits for: a player's decision, dice, or nothing (over). Pure."""
+        raise NotImplementedError
+
+    def apply(self, state: S, player: str, order: Mapping) -> S:
+        """Apply one order of `player`'s (who is in `pending`'s Decision) to `state`, mutating it, and
+        return the state. Raises IllegalOrder (with its rule and field) for an order the rules forbid;
+        the engine then discards the state, so an order may fail half-way."""
+        raise NotImplementedError
+
+    def resolve(self, state: S, dice: Any, private: Any) -> S:
+        """Use `dice` (pbem.dice.Dice: each draw names its purpose and rule) for the Chance that is
+        pending, mutating and returning the state. `private` is reserved for hidden draws."""
+        raise NotImplementedError
+
+    def resign(self, state: S, player: str) -> S:
+        """`player` leaves the game (protocol §5): mutate and return the state so that `pending`
+        never waits for him again. Never raises."""
+        raise NotImplementedError
+
+    def dump(self, state: S) -> dict:
+        """The public state as JSON-ready data (integers, text, booleans, lists, tables; no floats),
+        hashed into every entry: only what play changes, never the map or other fixed facts. Pure."""
+        raise NotImplementedError
+
+    def load(self, data: dict, setup: Setup) -> S:
+        """The state a `dump` describes, for this charter's setup: load(dump(s)) behaves as s."""
+        raise NotImplementedError
+
+    def copy(self, state: S, setup: Setup) -> S:
+        """An independent copy to try orders on. The default goes through the dump; a ruleset with a
+        large state overrides it with a cheaper copy that shares only immutable facts."""
+        return self.load(json.loads(json.dumps(self.dump(state))), setup)
+
+    # ---------------------------------------------------------------- orders
+
+    def check_order(self, order: Mapping) -> OrderKind:
+        """The declared kind of `order`, its fields checked (IllegalOrder with the kind's rule)."""
+        kind = self.order_kinds.get(str(order.get("kind")))
+        if kind is None:
+            raise IllegalOrder(f"unknown order {order.get('kind')!r}; {self.id} knows {', '.join(self.order_kinds)}",
+                               rule=self.order_rule, field="kind")
+        kind.check(order)
+        return kind
+
+    def legal(self, state: S, player: str) -> Iterable[OrderKind]:
+        """The kinds of order `player` may give now (`pbem move --edit` offers them). The default:
+        every declared kind while the player is asked to decide, none otherwise."""
+        step = self.pending(state)
+        return list(self.order_kinds.values()) if isinstance(step, Decision) and player in step.players else []
+
+    def summary(self, order: Mapping) -> str:
+        """The order in the text form `pbem move` reads (its inverse: pbem/orders.py)."""
+        from . import orders
+
+        return orders.text(order, self.order_kinds)
+
+    # ---------------------------------------------------------------- showing
+
+    def views(self, state: S) -> Mapping[str, View]:
+        """What `pbem show` can display of this state, by name (the first is the default)."""
+        return {}
+
+    def demo_script(self) -> dict:
+        """What `pbem demo GAME` plays: data/demo.toml (see rules/freeform/data/demo.toml)."""
+        return self.data("demo.toml")
+
+
+def describe(ruleset: Ruleset) -> dict:
+    """What `pbem rules GAME` shows: scenarios, optional rules and order kinds, as data."""
+    return {
+        "id": ruleset.id, "version": ruleset.version, "title": ruleset.title, "scenarios": dict(ruleset.scenarios()),
+        "options": {name: {"default": o.default, "type": o.type, "rule": o.rule, "help": o.help,
+                           **({"choices": list(o.choices)} if o.choices else {}),
+                           **({"requires": list(o.requires)} if o.requires else {}),
+                           **({"excludes": list(o.excludes)} if o.excludes else {})}
+                    for name, o in ruleset.options.items()},
+        "orders": {kind: {"rule": k.rule, "help": k.help, "example": k.example,
+                          "fields": {f.name: {"type": f.type, "required": f.required, "help": f.help}
+                                     for f in k.fields}}
+                   for kind, k in ruleset.order_kinds.items()},
+    }
+
+
+# ------------------------------------------------------------------------------------- the registry
 
 ENTRY_POINT_GROUP = "pbem.rulesets"
+_loaded: dict[str, Ruleset] = {}
 
 
 def available() -> dict[str, Callable[[], Ruleset]]:
     """Installed rulesets by id, from the entry point group pbem.rulesets."""
     from importlib.metadata import entry_points
 
-    found = {}
+    found: dict[str, Callable[[], Ruleset]] = {}
     for point in entry_points(group=ENTRY_POINT_GROUP):
         found[point.name.replace("-", "_")] = point.load
     if "freeform" not in found:  # running from a source tree that was never installed
         found["freeform"] = lambda: __import__("pbem.rules.freeform", fromlist=["ruleset"]).ruleset
+    for ruleset_id, ruleset in _loaded.items():
+        found.setdefault(ruleset_id, _already(ruleset))
     return found
 
 
-_loaded: dict[str, Ruleset] = {}
+def _already(ruleset: Ruleset) -> Callable[[], Ruleset]:
+    return lambda: ruleset
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    """Make `ruleset` loadable by its id in this process (a ruleset not installed as a package,
+    such as one a test or a benchmark defines). Returns it."""
+    if not NAME_OK(ruleset.id):
+        raise UsageError(f"a ruleset id is a lowercase name, not {ruleset.id!r}", field="id")
+    _loaded[ruleset.id] = ruleset
+    return ruleset
+
+
+def unregister(ruleset_id: str) -> None:
+    _loaded.pop(ruleset_id, None)
 
 
 def load(ruleset_id: str, version: str | None = None) -> Ruleset:

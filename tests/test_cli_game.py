@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from helpers import completed, run_cli
 
 from pbem import chain, dice
 from pbem.message import parse
@@ -24,8 +25,7 @@ class Player:
         self.env.pop("SSH_CONNECTION", None)
 
     def run(self, *args: str, code: int = 0, cwd: Path | None = None) -> subprocess.CompletedProcess:
-        result = subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd or self.dir, env=self.env,
-                                capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        result = completed(args, run_cli(list(args), cwd or self.dir, env=self.env))
         assert result.returncode == code, (args, result.returncode, result.stdout, result.stderr)
         return result
 
@@ -69,6 +69,7 @@ def test_three_players_play_through_the_cli(tmp_path):
     players = make_game(tmp_path)
     alice, bob, carol = players["alice"], players["bob"], players["carol"]
     assert alice.json("status")["step"] == {"kind": "decision", "waiting_for": ["alice"],
+                                            "prompt": "alice's step in turn 1: roll, note, set, pass or end",
                                             **{k: v for k, v in alice.json("status")["step"].items()
                                                if k in ("since", "due", "overdue")}}
 
@@ -115,7 +116,7 @@ def test_three_players_play_through_the_cli(tmp_path):
     assert alice.json("status")["step"] == {"kind": "over", "result": "alice wins on points"}
     rows = alice.json("log")
     assert [(r["seq"], r["player"]) for r in rows] == [(1, "alice"), (2, "bob"), (3, "carol")]
-    assert rows[0]["orders"] == ["vp = 3", "roll 2d6 for 'morale check' on morale"]
+    assert rows[0]["orders"] == ["set counter=vp value=3", 'roll dice=2d6 purpose="morale check" table=morale']
     assert [d["result"] for d in rows[0]["dice"]] == expected
     assert rows[1]["uses"] == 2  # bob's entry consumed both reveals
 
@@ -226,9 +227,11 @@ def test_hostile_or_odd_input_gets_one_line_and_changes_nothing(tmp_path):
     refused = alice.run("apply", str(deep), code=2)
     assert refused.stderr.startswith("error: ") and "nested too deeply" in refused.stderr
     assert refused.stderr.count("\n") == 1
-    for value in ("1.5", "{a=1}", "1979-05-27", "[[1]]"):
-        refused = alice.run("move", f"set counter=x value={value}", code=2)
-        assert refused.stderr.count("\n") == 1 and "orders[1].value" in refused.stderr, refused.stderr
+    for value in ("1.5", "{a=1}", "1979-05-27", "[[1]]"):  # no message may carry these (protocol §3.3)
+        refused = alice.run("move", f"set counter=x value=1 bonus={value}", code=2)
+        assert refused.stderr.count("\n") == 1 and "orders[1].bonus" in refused.stderr, refused.stderr
+    refused = alice.run("move", "set counter=x value=1.5", code=1)  # a declared integer field: the rule says no
+    assert "field 'orders[1].value', rule freeform.set: must be a whole number" in refused.stderr
     charter = tmp_path / "odd.toml"
     top = (tmp_path / "game.toml").read_text().split("\n[")[0]  # the keys before the first table
     charter.write_text(top + "\nplayers = 5\n")

@@ -8,7 +8,6 @@ and a roll that can end the game.
 from __future__ import annotations
 
 import datetime as dt
-from typing import ClassVar
 
 import pytest
 
@@ -20,17 +19,14 @@ from pbem.message import Message, sign
 from pbem.ruleset import Chance, Decision, Over
 
 
-class Duel:
+class Duel(ruleset.Ruleset[dict]):
     """Initiative is drawn at game start; each attack rolls a d6 and a 6 ends the game."""
 
     id = "duel"
-    version = "1"
-    title = "test ruleset"
-    sides = ()
-    options: ClassVar[dict] = {}
 
-    def scenarios(self):
-        return {"default": "duel"}
+    def declaration(self):
+        return {"version": "1", "title": "test ruleset", "scenarios": {"default": {"title": "duel"}},
+                "orders": {"attack": {"rule": "duel.1", "help": "attack the other player"}}}
 
     def new_state(self, setup):
         return {"players": setup.players, "next": None, "attack": None, "hits": {}, "over": None}
@@ -39,7 +35,7 @@ class Duel:
         if state["over"]:
             return Over(state["over"])
         if state["next"] is None or state["attack"]:
-            return Chance("initiative" if state["next"] is None else "attack")
+            return Chance()
         return Decision((state["next"],))
 
     def apply(self, state, player, order):
@@ -66,25 +62,18 @@ class Duel:
         state["over"] = f"{player} resigned"
         return state
 
-    def legal(self, state, player):
-        return []
-
-    def summary(self, order):
-        return order["kind"]
-
     def dump(self, state):
         return {k: v for k, v in state.items()}
 
     def load(self, data, setup):
         return dict(data)
 
-    def views(self, state):
-        return {}
-
 
 @pytest.fixture(autouse=True)
-def duel_installed(monkeypatch):
-    monkeypatch.setitem(ruleset._loaded, "duel", Duel())
+def duel_installed():
+    ruleset.register(Duel())
+    yield
+    ruleset.unregister("duel")
 
 
 def signer_for(index: int, name: str):

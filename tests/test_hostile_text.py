@@ -44,14 +44,14 @@ def shown_literally(result: tuple[int, str, str], *texts: str) -> str:
 
 def test_apply_shows_the_orders_as_written(game):
     _, applied = game
-    shown_literally(applied, "note: [/] [link=file:///etc/passwd]x[/link] \\x1b[31mred\\x1b[0m a\\x0db "
-                             "\\u202eevil :smile:; [/] +1")
+    shown_literally(applied, 'note text="[/] [link=file:///etc/passwd]x[/link] \\x1b[31mred\\x1b[0m a\\x0db '
+                             '\\u202eevil :smile:"; set counter="[/]" add=1')
 
 
 @pytest.mark.parametrize("command, texts", [
     (["show"], ["[/]", "[bold]\\x1b]8;;x\\x07won", "for '[/]\\x1b[2J'"]),
     (["log"], ["[link=file:///etc/passwd]x[/link]", "\\x1b[31mred", "[/]\\x1b[2J, freeform.roll",
-               "end: [bold]\\x1b]8;;x\\x07won"]),
+               'end result="[bold]\\x1b]8;;x\\x07won"']),
     (["report"], ["Game over: [bold]\\x1b]8;;x\\x07won", "[link=file:///etc/passwd]x[/link]"]),
     (["status"], ["Game over: [bold]\\x1b]8;;x\\x07won"]),
     (["verify", "--roll", "1"], ["[/]\\x1b[2J"]),
@@ -68,7 +68,7 @@ def test_a_report_file_holds_the_text_literally(game, tmp_path):
     code, out, err = run_cli(["report", "--text", str(tmp_path / "report.txt")], carol.dir, home=carol.home)
     assert code == 0, (out, err)
     written = (tmp_path / "report.txt").read_text()
-    assert "note: [/]" in written and "([/]\\x1b[2J," in written and not [raw for raw in RAW if raw in written]
+    assert 'note text="[/]' in written and "([/]\\x1b[2J," in written and not [raw for raw in RAW if raw in written]
 
 
 @pytest.mark.parametrize("extra", [b'"\\u001b[2J" = 1\n', b'text = "x"\n"\\u001b[2J" = 1\n'], ids=["message", "order"])

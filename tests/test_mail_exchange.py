@@ -29,7 +29,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from helpers import Table, changes, copy_game, resign_edit, run_cli, setup_game, snapshot, write
+from helpers import Table, changes, completed, copy_game, resign_edit, run_cli, setup_game, snapshot, write
 
 from pbem.message import Message
 
@@ -85,8 +85,7 @@ class Player:
         self.port = port
 
     def run(self, *args: str, code: int = 0, cwd: Path | None = None):
-        result = subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd or self.dir, env=self.env,
-                                capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        result = completed(args, run_cli(list(args), cwd or self.dir, env=self.env))
         assert result.returncode == code, (args, result.returncode, result.stdout, result.stderr)
         return result
 
@@ -141,7 +140,8 @@ def test_a_game_played_to_the_end_by_mail(tmp_path, smtp):
     assert "Mailed move seq 1 to bob@example.test" in sent
     received = [message_from_bytes(m.as_bytes(), policy=policy.default) for m in mailbox.Maildir(str(bob.maildir))]
     subjects = sorted(m["Subject"] for m in received)
-    assert subjects == ["[pbem mail-game] join from alice", "[pbem mail-game] seq 1 from alice: roll 2d6 for 'opening'"]
+    assert subjects == ["[pbem mail-game] join from alice",
+                        "[pbem mail-game] seq 1 from alice: roll dice=2d6 purpose=opening"]
     mail = next(m for m in received if "seq 1" in m["Subject"])
     assert mail["In-Reply-To"] == mail["References"] and mail["In-Reply-To"].startswith("<pbem.mail-game.")
     assert [p.get_filename() for p in mail.iter_attachments()] == ["000001-move-alice.toml"]
@@ -416,7 +416,7 @@ def test_a_note_with_line_breaks_is_mailed_under_a_one_line_subject(tmp_path, sm
     alice.run("send", "outbox/000001-move-alice.toml")
     received = [message_from_bytes(m.as_bytes(), policy=policy.default) for m in mailbox.Maildir(str(bob.maildir))]
     subjects = [m["Subject"] for m in received if "seq 1" in m["Subject"]]
-    assert subjects == ["[pbem mail-game] seq 1 from alice: note: line one line two [2J"] * 2
+    assert subjects == ["[pbem mail-game] seq 1 from alice: note text=\"line one line two [2J\""] * 2
     assert bob.inbox()["new_mails"] == 2  # the same move twice: applied, then a duplicate
     assert json.loads(bob.run("status", "--json").stdout)["head_seq"] == 1
 

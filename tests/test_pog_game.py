@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from helpers import completed, run_cli
 
 from pbem import chain, dice, keys
+from pbem import ruleset as rulesets
 from pbem.charter import Charter, Member
 from pbem.errors import IllegalOrder
 from pbem.game import join, status
@@ -22,7 +22,8 @@ SIDES = {"alice": "ap", "bob": "cp"}
 def game(tmp_path):
     signers = {name: keys.FileSigner.from_seed(bytes([i + 7]) * 32, name) for i, name in enumerate(SIDES)}
     charter = Charter.create(
-        game="pog-test", ruleset="paths_of_glory", version="1", scenario="august_1914", dice="all",
+        game="pog-test", ruleset="paths_of_glory", version=rulesets.load("paths_of_glory").version,
+        scenario="august_1914", dice="all",
         reveal_hours=24, move_hours=72, options={}, tables={},
         players=[Member(name, (side,), signers[name].public, "player") for name, side in SIDES.items()],
     )
@@ -60,11 +61,11 @@ def test_the_central_powers_besiege_liege_and_roll_for_it(game):
     with pytest.raises(IllegalOrder, match="out of turn"):
         alice.draft("alice", [{"kind": "pass"}], signers["alice"])
     with pytest.raises(IllegalOrder) as refused:
-        bob.draft("bob", [{"kind": "move", "unit": "ge_1_army", "path": ["liege"]}], signers["bob"])
+        bob.draft("bob", [{"kind": "move", "units": ["ge_1_army"], "path": ["liege"]}], signers["bob"])
     assert refused.value.rule == "14.1.1.1"
 
     play(games, signers, "bob", [{"kind": "activate", "spaces": ["aachen"]},
-                                 {"kind": "move", "unit": "ge_1_army", "path": ["liege"]},
+                                 {"kind": "move", "units": ["ge_1_army"], "path": ["liege"]},
                                  {"kind": "pass"}])
     state = alice.engine().state
     assert state.units["ge_1_army"].space == "liege"
@@ -91,8 +92,7 @@ def test_views_through_the_cli(game):
     env = {**os.environ, "COLUMNS": "160"}
 
     def pbem(*args):
-        result = subprocess.run([sys.executable, "-m", "pbem.cli", *args, "--game", str(tmp_path / "alice")],
-                                capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+        result = completed(args, run_cli([*args, "--game", str(tmp_path / "alice")], os.getcwd(), env=env))
         return result
 
     space = json.loads(pbem("show", "space", "liège", "--json").stdout)

@@ -11,27 +11,16 @@ freeform.table, freeform.resign (see the README's freeform section).
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field
-from importlib import resources
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import NotRequired, TypedDict
 
 from pbem.errors import IllegalOrder, UsageError
-from pbem.ruleset import Chance, Decision, OptionSpec, OrderHint, Over, Setup, View
+from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from ..common import notation, tables
 
-ORDER_FIELDS = {
-    "roll": ({"dice", "purpose"}, {"table"}),
-    "note": ({"text"}, set()),
-    "set": ({"counter"}, {"value", "add"}),
-    "pass": (set(), set()),
-    "end": ({"result"}, set()),
-}
 COUNTER_RANGE = (-(2**63), 2**63 - 1)  # the integers a message and a dump may hold (protocol §3.3)
-# The rule each order's field errors cite (README, freeform section): `pass` has none of its own.
-ORDER_RULES = {"roll": "freeform.roll", "note": "freeform.note", "set": "freeform.set", "pass": "freeform.order",
-               "end": "freeform.end"}
 
 
 class PendingRoll(TypedDict):
@@ -72,30 +61,13 @@ class FreeformState:
         return [p for p in self.setup.players if p not in self.resigned]
 
 
-def _data() -> dict:
-    with resources.files(__package__).joinpath("data/freeform.toml").open("rb") as handle:
-        return tomllib.load(handle)
-
-
-class Freeform:
+class Freeform(Ruleset[FreeformState]):
     id = "freeform"
-    title = "Freeform: any game, verified dice and agreed bookkeeping"
-    sides: tuple[str, ...] = ()
-
-    def __init__(self) -> None:
-        data = _data()
-        self.version = data["version"]
-        self._scenarios = {key: value["title"] for key, value in data["scenarios"].items()}
-        self.options = {
-            key: OptionSpec(key, spec["default"], spec["rule"], spec["help"])
-            for key, spec in data.get("options", {}).items()
-        }
-
-    def scenarios(self) -> dict[str, str]:
-        return dict(self._scenarios)
+    package = __package__
 
     def check_setup(self, setup: Setup) -> None:
-        """Refuse a charter whose tables cannot be looked up (raised at `pbem new`)."""
+        """Also refuse a charter whose tables cannot be looked up."""
+        super().check_setup(setup)
         for name, table in setup.tables.items():
             try:
                 tables.ranges(table)
@@ -110,30 +82,17 @@ class Freeform:
         if state.result is not None:
             return Over(state.result)
         if state.pending_roll is not None:
-            return Chance(state.pending_roll["purpose"])
-        return Decision((state.next,))
+            return Chance()
+        return Decision((state.next,), f"{state.next}'s step in turn {state.turn}: roll, note, set, pass or end")
 
-    def apply(self, state: FreeformState, player: str, order: dict) -> FreeformState:
-        kind = order["kind"]
-        if kind not in ORDER_FIELDS:
-            raise IllegalOrder(
-                f"unknown order {kind!r}; freeform knows {', '.join(ORDER_FIELDS)}",
-                rule="freeform.order", field="kind",
-            )
-        required, optional = ORDER_FIELDS[kind]
-        for key in required - set(order):
-            raise IllegalOrder(f"{kind} needs '{key}'", rule=ORDER_RULES[kind], field=key)
-        for key in set(order) - required - optional - {"kind"}:
-            raise IllegalOrder(f"{kind} takes no '{key}'", rule=ORDER_RULES[kind], field=key)
+    def apply(self, state: FreeformState, player: str, order: Mapping) -> FreeformState:
+        kind = self.check_order(order).kind
         if player != state.next:
             raise IllegalOrder(f"it is {state.next}'s step, not {player}'s", rule="freeform.order")
         getattr(self, f"_order_{kind}")(state, player, order)
         return state
 
-    def _order_roll(self, state: FreeformState, player: str, order: dict) -> None:
-        for key in ("dice", "purpose", "table"):
-            if key in order and not isinstance(order[key], str):
-                raise IllegalOrder("must be text", rule="freeform.roll", field=key)
+    def _order_roll(self, state: FreeformState, player: str, order: Mapping) -> None:
         try:
             notation.parse(order["dice"])
         except notation.NotationError as exc:
@@ -148,31 +107,28 @@ class Freeform:
         if table is not None:
             state.pending_roll["table"] = table
 
-    def _order_note(self, state: FreeformState, player: str, order: dict) -> None:
-        if not isinstance(order["text"], str) or not order["text"].strip():
+    def _order_note(self, state: FreeformState, player: str, order: Mapping) -> None:
+        if not order["text"].strip():
             raise IllegalOrder("a note needs text", rule="freeform.note", field="text")
 
-    def _order_set(self, state: FreeformState, player: str, order: dict) -> None:
+    def _order_set(self, state: FreeformState, player: str, order: Mapping) -> None:
         counter = order["counter"]
-        if not isinstance(counter, str) or not counter:
+        if not counter:
             raise IllegalOrder("must name a counter", rule="freeform.set", field="counter")
         if ("value" in order) == ("add" in order):
             raise IllegalOrder("give either 'value' or 'add'", rule="freeform.set", field="value")
-        amount = order.get("value", order.get("add"))
-        if not isinstance(amount, int) or isinstance(amount, bool):
-            raise IllegalOrder("must be a whole number", rule="freeform.set",
-                               field="value" if "value" in order else "add")
+        amount = order["value"] if "value" in order else order["add"]
         result = amount if "value" in order else state.counters.get(counter, 0) + amount
         if not COUNTER_RANGE[0] <= result <= COUNTER_RANGE[1]:
             raise IllegalOrder("a counter stays within the signed 64-bit range", rule="freeform.set",
                                field="value" if "value" in order else "add")
         state.counters[counter] = result
 
-    def _order_pass(self, state: FreeformState, player: str, order: dict) -> None:
+    def _order_pass(self, state: FreeformState, player: str, order: Mapping) -> None:
         self._advance(state)
 
-    def _order_end(self, state: FreeformState, player: str, order: dict) -> None:
-        if not isinstance(order["result"], str) or not order["result"].strip():
+    def _order_end(self, state: FreeformState, player: str, order: Mapping) -> None:
+        if not order["result"].strip():
             raise IllegalOrder("give the result as text", rule="freeform.end", field="result")
         state.result = order["result"]
 
@@ -217,33 +173,11 @@ class Freeform:
             self._advance(state)
         return state
 
-    def legal(self, state: FreeformState, player: str) -> list[OrderHint]:
-        if self.pending(state) != Decision((player,)):
-            return []
-        table_names = ", ".join(sorted(state.setup.tables)) or "none in this charter"
-        return [
-            OrderHint("roll", 'dice="2d6+1" purpose="…" [table="…"]',
-                      f"roll dice, ends your step (tables: {table_names})", "freeform.roll"),
-            OrderHint("note", 'text="…"', "a remark kept in the log", "freeform.note"),
-            OrderHint("set", 'counter="vp" value=3 | add=-1', "set or change an agreed counter", "freeform.set"),
-            OrderHint("pass", "", "end your step", "freeform.order"),
-            OrderHint("end", 'result="…"', "end the game with its result", "freeform.end"),
-        ]
-
-    def summary(self, order: dict) -> str:
-        kind = order.get("kind")
-        if kind == "roll":
-            table = f" on {order['table']}" if order.get("table") else ""
-            return f"roll {order.get('dice')} for {order.get('purpose')!r}{table}"
-        if kind == "note":
-            return f"note: {order.get('text')}"
-        if kind == "set":
-            if "add" in order:
-                return f"{order.get('counter')} {order['add']:+d}"
-            return f"{order.get('counter')} = {order.get('value')}"
-        if kind == "end":
-            return f"end: {order.get('result')}"
-        return str(kind)
+    def legal(self, state: FreeformState, player: str) -> list[OrderKind]:
+        """Every order while it is the player's step; a roll's help names the charter's tables."""
+        kinds = list(super().legal(state, player))
+        names = ", ".join(sorted(state.setup.tables)) or "none in this charter"
+        return [replace(k, help=f"{k.help} (tables: {names})") if k.kind == "roll" else k for k in kinds]
 
     def dump(self, state: FreeformState) -> dict:
         return {
@@ -263,9 +197,10 @@ class Freeform:
             resigned=list(data["resigned"]),
         )
 
-    def demo_script(self) -> dict:
-        with resources.files(__package__).joinpath("data/demo.toml").open("rb") as handle:
-            return tomllib.load(handle)
+    def copy(self, state: FreeformState, setup: Setup) -> FreeformState:
+        """Counters and the resigned list are the only containers play mutates; roll records are
+        replaced whole, never changed in place."""
+        return replace(state, counters=dict(state.counters), resigned=list(state.resigned))
 
     def views(self, state: FreeformState) -> dict:
         from . import views

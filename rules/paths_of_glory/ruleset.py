@@ -2,8 +2,7 @@
 
 Until the card rules arrive, a side's action is one of (8.1.4, without cards):
   activate {spaces}   start a movement action in those spaces (14.1.1.1); then
-  move {…}            moves within it: units=[…] path=[…] for one stack, or
-                      moves=["ge_1_army: liege", "ge_8_army: memel, szawli"]; `pass` ends it
+  move {units, path}  one stack's move within it (11), one order per stack; `pass` ends it
   build_fort {space, corps, rebuild}   within a movement action, before its moves (15.4)
   economic            resolve the sieges this side besieges (15.3): dice at the entry's roll point
   political           attrition, both sides at once (14.3.6)
@@ -14,71 +13,42 @@ side acts; the Central Powers act first in each round (8.1.2).
 
 from __future__ import annotations
 
-import tomllib
-from functools import lru_cache
-from importlib import resources
+from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder, UsageError
-from pbem.ruleset import Chance, Decision, OptionSpec, OrderHint, Over, Setup, View
+from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from . import state as positions
 from .state import PogState, enemy
 
-OPTIONS = {
-    "vesting_holland": OptionSpec("vesting_holland", True, "18", "Holland on the map (Amsterdam, Nijmegen), neutral "
-                                  "until Invasion Holland"),
-    "italy_19_1": OptionSpec("italy_19_1", True, "19.1", "no Trent–Verona connection; the IT 1st Army sets up in "
-                             "Venice"),
-    "italy_19_1_1": OptionSpec("italy_19_1_1", False, "19.1.1", "keep Trent–Verona, with no combat or advance across "
-                               "it (instead of 19.1)"),
-    "italy_19_1_2": OptionSpec("italy_19_1_2", False, "19.1.2", "the Taranto–Valona connection"),
-    "italy_19_1_3": OptionSpec("italy_19_1_3", False, "19.1.3", "the Maggiore–Venice connection"),
-}
-MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")
-ORDER_KINDS = ("activate", "move", "build_fort", "economic", "political", "pass")
+MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")  # options that shape the map
 
 
-@lru_cache(maxsize=1)
-def sequence() -> dict:
-    with resources.files(__package__).joinpath("data", "sequence.toml").open("rb") as handle:
-        return tomllib.load(handle)
-
-
-@lru_cache(maxsize=1)
-def scenario_data() -> dict:
-    with resources.files(__package__).joinpath("data", "scenarios.toml").open("rb") as handle:
-        data = tomllib.load(handle)
-    return {name: value for name, value in data.items() if isinstance(value, dict)}
-
-
-def variants_of(options) -> frozenset[str]:
-    chosen = {name: options.get(name, spec.default) for name, spec in OPTIONS.items()}
-    if chosen["italy_19_1_1"]:
-        chosen["italy_19_1"] = False  # 19.1.1 keeps the connection 19.1 removes
-    return frozenset(name for name in MAP_VARIANTS if chosen[name])
-
-
-class PathsOfGlory:
+class PathsOfGlory(Ruleset[PogState]):
     id = "paths_of_glory"
-    version = "1"
-    title = "Paths of Glory, Suicide of Europe variant: map, set-up, movement, supply, forts and sieges"
-    sides = ("ap", "cp")
-    options = OPTIONS
+    package = __package__
 
     def scenarios(self) -> dict[str, str]:
-        return {name: scenario["title"] for name, scenario in scenario_data().items()}
+        return {name: scenario["title"] for name, scenario in self._scenario_data().items()}
+
+    def _scenario_data(self) -> dict:
+        return {name: value for name, value in self.data("scenarios.toml").items() if isinstance(value, dict)}
+
+    def variants(self, setup: Setup) -> frozenset[str]:
+        """The map variants this charter's options choose."""
+        chosen = self.chosen(setup)
+        return frozenset(name for name in MAP_VARIANTS if chosen[name])
 
     # ------------------------------------------------------------------ state
 
-    def new_state(self, setup: Setup) -> PogState:
+    def check_setup(self, setup: Setup) -> None:
+        super().check_setup(setup)
         self._players(setup)
-        unknown = set(setup.options) - set(OPTIONS)
-        if unknown:
-            raise UsageError(f"unknown option {sorted(unknown)[0]!r}", field="options")
-        scenario = scenario_data().get(setup.scenario)
-        if scenario is None:
-            raise UsageError(f"no scenario {setup.scenario!r} (have: {', '.join(scenario_data())})", field="scenario")
-        state = positions.position_from_case(scenario.get("position", {}), variants_of(setup.options))
+
+    def new_state(self, setup: Setup) -> PogState:
+        self.check_setup(setup)
+        scenario = self._scenario_data()[setup.scenario]
+        state = positions.position_from_case(scenario.get("position", {}), self.variants(setup))
         state.setup = setup  # who commands each side; not part of the public dump
         return state
 
@@ -111,19 +81,22 @@ class PathsOfGlory:
         if resigned:
             return Over(f"{resigned[0].split(':', 1)[1]} resigned")
         if state.action.get("kind") == "economic":
-            return Chance("siege resolution")
-        return Decision((self._owner(state, state.active),))
+            return Chance()
+        return Decision((self._owner(state, state.active),), self._prompt(state))
+
+    def _prompt(self, state: PogState) -> str:
+        side = "Allied Powers" if state.active == "ap" else "Central Powers"
+        if state.action.get("kind") == "movement":
+            return f"{side}, turn {state.turn} round {state.round}: move or build_fort in the activated spaces, or pass"
+        return f"{side}, turn {state.turn} round {state.round}: activate, economic, political or pass"
 
     def _owner(self, state: PogState, side: str) -> str:
         if state.setup is None:  # a position from a rule case: no charter, so the side plays itself
             return side
         return self._players(state.setup)[side]
 
-    def apply(self, state: PogState, player: str, order: dict) -> PogState:
-        kind = order["kind"]
-        if kind not in ORDER_KINDS:
-            raise IllegalOrder(f"unknown order {kind!r}; until the card rules arrive: {', '.join(ORDER_KINDS)}",
-                               rule="8.1.4", field="kind")
+    def apply(self, state: PogState, player: str, order: Mapping) -> PogState:
+        kind = self.check_order(order).kind
         side = state.active
         open_action = state.action.get("kind")
         if open_action == "movement" and kind in ("move", "build_fort"):
@@ -131,11 +104,10 @@ class PathsOfGlory:
 
             activation = movement.Activation.load(state.action["activation"])
             if kind == "move":
-                movement.move(state, side, self._move_order(order), self._supplied(state), activation)
+                movement.move(state, side, {"units": order["units"], "path": order["path"]}, self._supplied(state),
+                              activation)
             else:
-                space, corps = self._space_field(state, order), order.get("corps")
-                if not isinstance(corps, str):
-                    raise IllegalOrder("name the corps that pays for the fort", rule="15.4.1", field="corps")
+                space, corps = self._space_field(state, order), order["corps"]
                 build = forts.rebuild_fort if order.get("rebuild") else forts.build_fort
                 from . import supply
 
@@ -151,9 +123,10 @@ class PathsOfGlory:
         if kind == "activate":
             from . import movement
 
-            spaces = order.get("spaces")
-            if not isinstance(spaces, list) or not spaces:
-                raise IllegalOrder('name the spaces to activate: spaces = ["…"]', rule="14.1.1.1", field="spaces")
+            spaces = order["spaces"]
+            if not spaces:
+                raise IllegalOrder("name the spaces to activate: activate spaces=aachen,koblenz", rule="14.1.1.1",
+                                   field="spaces")
             self._refuse_medina(state, side, spaces)
             activation = movement.activate_for_movement(state, side, spaces, self._supplied(state))
             state.action = {"kind": "movement", "activation": activation.dump()}
@@ -184,23 +157,7 @@ class PathsOfGlory:
                 raise IllegalOrder(f"the units in {state.map.name_of(space)} are supplied only by Medina and may "
                                    "not be activated for movement", rule="14.1.8", field=f"spaces[{index}]")
 
-    def _move_order(self, order: dict) -> dict:
-        """Signed orders hold flat values: each of `moves` is "UNIT: SPACE, SPACE, …"."""
-        if "moves" not in order:
-            return order
-        moves = order["moves"]
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise IllegalOrder('moves are strings such as "ge_8_army: memel, szawli"', rule="11", field="moves")
-        parsed = []
-        for index, text in enumerate(moves):
-            unit, sep, path = text.partition(":")
-            spaces = [p for p in path.replace(",", " ").split() if p]
-            if not sep or not unit.strip() or not spaces:
-                raise IllegalOrder(f'{text!r}: write "UNIT: SPACE, SPACE"', rule="11", field=f"moves[{index}]")
-            parsed.append({"unit": unit.strip(), "path": spaces})
-        return {**order, "moves": parsed}
-
-    def _space_field(self, state: PogState, order: dict) -> str:
+    def _space_field(self, state: PogState, order: Mapping) -> str:
         from .data import UnknownSpace
 
         try:
@@ -233,8 +190,8 @@ class PathsOfGlory:
 
         supply.oos_step(state)
         state.action = {}
-        first = sequence()["first"]
-        rounds = sequence()["action_rounds"]
+        first = self.data("sequence.toml")["first"]
+        rounds = self.data("sequence.toml")["action_rounds"]
         if state.active == first:
             state.active = enemy(first)
             return
@@ -248,34 +205,14 @@ class PathsOfGlory:
         state.events.add(f"resigned:{player}")
         return state
 
-    def legal(self, state: PogState, player: str) -> list[OrderHint]:
-        if state.action.get("kind") == "movement":
-            return [OrderHint("move", 'units=[…] path=[…] | moves=["UNIT: SPACE, …"]',
-                              "move units of the activated spaces", "11"),
-                    OrderHint("build_fort", 'space="…" corps="…" [rebuild=true]',
-                              "build or rebuild a fort, before any move", "15.4"),
-                    OrderHint("pass", "", "end the movement action", "8.1.8")]
-        return [OrderHint("activate", 'spaces=["…"]', "start a movement action", "14.1.1.1"),
-                OrderHint("economic", "", "resolve your sieges", "15.3"),
-                OrderHint("political", "", "attrition for both sides", "14.3.6"),
-                OrderHint("pass", "", "a pass action", "8.1.4")]
-
-    def summary(self, order: dict) -> str:
-        kind = order.get("kind")
-        if kind == "activate":
-            return "activate " + ", ".join(map(str, order.get("spaces", [])))
-        if kind == "move":
-            if isinstance(order.get("moves"), list):
-                return "move " + "; ".join(map(str, order["moves"]))
-            return f"move {', '.join(map(str, order.get('units', [order.get('unit')])))}: " + \
-                ", ".join(map(str, order.get("path", [])))
-        if kind == "build_fort":
-            return f"{'rebuild' if order.get('rebuild') else 'build'} a fort in {order.get('space')}"
-        return str(kind)
-
-    def demo_script(self) -> dict:
-        with resources.files(__package__).joinpath("data", "demo.toml").open("rb") as handle:
-            return tomllib.load(handle)
+    def legal(self, state: PogState, player: str) -> list[OrderKind]:
+        """Within a movement action: move, build_fort, pass; otherwise a new action (8.1.4)."""
+        step = self.pending(state)
+        if not isinstance(step, Decision) or player not in step.players:
+            return []
+        now = ("move", "build_fort", "pass") if state.action.get("kind") == "movement" else \
+            ("activate", "economic", "political", "pass")
+        return [self.order_kinds[kind] for kind in now]
 
     def views(self, state: PogState) -> dict:
         from . import views

@@ -1,0 +1,295 @@
+"""The ruleset contract as code (pbem/ruleset.py) and orders as values (pbem/orders.py).
+
+Every shipped ruleset declares its optional rules and order kinds in data; `pbem new` and every
+command that opens a charter check the options against their types, choices, requires and
+excludes; `pbem move` reads one grammar whose inverse is each ruleset's summary; `pbem rules GAME`
+lists both; `pbem move --edit` opens a template that is valid TOML.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from helpers import cli_env, run_cli, setup_game, write_key
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pbem import orders
+from pbem import ruleset as rulesets
+from pbem.charter import Charter, Member
+from pbem.errors import IllegalOrder, UsageError
+from pbem.game import join
+from pbem.ruleset import OptionSpec, Setup, resolve_options
+
+SHIPPED = ("freeform", "paths_of_glory")
+
+
+# ---------------------------------------------------------------------------- orders as values
+
+@pytest.mark.parametrize("ruleset_id", SHIPPED)
+def test_every_declared_example_is_an_order_the_summary_writes_back(ruleset_id):
+    ruleset = rulesets.load(ruleset_id)
+    for kind in ruleset.order_kinds.values():
+        order = orders.parse(kind.example, ruleset.order_kinds)
+        assert ruleset.check_order(order) is kind
+        assert ruleset.summary(order) == kind.example
+        assert orders.parse(ruleset.summary(order), ruleset.order_kinds) == order
+
+
+def test_lists_are_written_with_commas_or_as_a_toml_array():
+    kinds = rulesets.load("paths_of_glory").order_kinds
+    wanted = {"kind": "activate", "spaces": ["aachen", "koblenz"]}
+    assert orders.parse("activate spaces=aachen,koblenz", kinds) == wanted
+    assert orders.parse('activate spaces=["aachen", "koblenz"]', kinds) == wanted
+    assert orders.parse("activate spaces='aachen, koblenz'", kinds) == wanted
+    assert orders.parse("move units=ge_8_army path=memel,szawli", kinds) == {
+        "kind": "move", "units": ["ge_8_army"], "path": ["memel", "szawli"]}
+
+
+def test_a_value_is_read_by_the_type_its_field_declares():
+    kinds = rulesets.load("freeform").order_kinds
+    assert orders.parse("note text=12", kinds) == {"kind": "note", "text": "12"}  # text stays text
+    assert orders.parse("set counter=vp add=-3", kinds) == {"kind": "set", "counter": "vp", "add": -3}
+    assert orders.parse("set counter=vp add=three", kinds)["add"] == "three"  # the ruleset refuses it by rule
+    pog = rulesets.load("paths_of_glory").order_kinds
+    assert orders.parse("build_fort space=metz corps=ge_corps_4 rebuild=yes", pog)["rebuild"] is True
+    with pytest.raises(UsageError, match="rebuild is true or false"):
+        orders.parse("build_fort space=metz corps=ge_corps_4 rebuild=maybe", pog)
+
+
+def test_a_word_without_key_names_the_kinds_example():
+    kinds = rulesets.load("paths_of_glory").order_kinds
+    with pytest.raises(UsageError, match="for example: activate spaces=aachen,koblenz"):
+        orders.parse("activate aachen", kinds)
+
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+NAMES = st.lists(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12), max_size=4)
+INT64 = st.integers(-(2**63), 2**63 - 1)
+
+
+@st.composite
+def declared_orders(draw):
+    """Any order of a shipped kind whose fields hold values of their declared types."""
+    ruleset = rulesets.load(draw(st.sampled_from(SHIPPED)))
+    kind = draw(st.sampled_from(list(ruleset.order_kinds.values())))
+    order = {"kind": kind.kind}
+    values = {"text": TEXT, "int": INT64, "bool": st.booleans(), "list": NAMES}
+    for spec in kind.fields:
+        if spec.required or draw(st.booleans()):
+            order[spec.name] = draw(values[spec.type])
+    return ruleset, order
+
+
+@given(declared_orders())
+def test_the_summary_is_the_inverse_of_the_parser(case):
+    """What the log shows of an order can be typed back into `pbem move`, whatever the text holds:
+    quotes, backslashes, commas, spaces, newlines, markup."""
+    ruleset, order = case
+    assert orders.parse(ruleset.summary(order), ruleset.order_kinds) == order
+
+
+def test_an_undeclared_field_keeps_its_type_through_the_text_form():
+    kinds = rulesets.load("freeform").order_kinds
+    order = {"kind": "note", "text": "x", "extra": "12", "more": [1, "a b"], "flag": True}
+    assert orders.parse(orders.text(order, kinds), kinds) == order
+    with pytest.raises(IllegalOrder, match="note takes no 'extra'"):
+        rulesets.load("freeform").check_order(order)
+
+
+# ---------------------------------------------------------------------------- optional rules
+
+def pog_setup(options: dict) -> Setup:
+    return Setup("august_1914", (rulesets.Seat("alice", ("ap",), "player"), rulesets.Seat("bob", ("cp",), "player")),
+                 options)
+
+
+def test_an_option_turned_on_takes_the_default_it_excludes_out():
+    pog = rulesets.load("paths_of_glory")
+    assert pog.chosen(pog_setup({}))["italy_19_1"] is True
+    chosen = pog.chosen(pog_setup({"italy_19_1_1": True}))
+    assert chosen["italy_19_1_1"] is True and chosen["italy_19_1"] is False  # 19.1.1 instead of 19.1
+
+
+def test_two_options_the_charter_wrote_in_conflict_are_refused_naming_both_rules():
+    pog = rulesets.load("paths_of_glory")
+    with pytest.raises(UsageError) as refused:
+        pog.check_setup(pog_setup({"italy_19_1_1": True, "italy_19_1": True}))
+    assert "rule 19.1.1" in str(refused.value) and "rule 19.1)" in str(refused.value)
+
+
+@pytest.mark.parametrize("options, says", [
+    ({"italy_19_1": "yes"}, "option italy_19_1 takes a bool value, not 'yes'"),
+    ({"italy_19_2": True}, "no option 'italy_19_2'"),
+])
+def test_an_option_of_the_wrong_type_or_unknown_is_refused(options, says):
+    with pytest.raises(UsageError, match=says):
+        rulesets.load("paths_of_glory").check_setup(pog_setup(options))
+
+
+def test_requires_choices_and_excludes_of_any_type():
+    specs = {
+        "optional_cards": OptionSpec("optional_cards", "none", "9.1", "", "choice", ("none", "all", "selected")),
+        "hand_8": OptionSpec("hand_8", False, "9.1.4", "", requires=("optional_cards=all",)),
+        "fast": OptionSpec("fast", False, "x.1", "", excludes=("optional_cards=selected",)),
+    }
+    assert resolve_options(specs, {"optional_cards": "all", "hand_8": True})["hand_8"] is True
+    with pytest.raises(UsageError, match=r"hand_8 \(rule 9.1.4\) needs optional_cards=all \(rule 9.1\)"):
+        resolve_options(specs, {"hand_8": True})
+    with pytest.raises(UsageError, match="one of none, all, selected, not 'some'"):
+        resolve_options(specs, {"optional_cards": "some"})
+    with pytest.raises(UsageError, match="cannot be played with optional_cards=selected"):
+        resolve_options(specs, {"optional_cards": "selected", "fast": True})
+
+
+def new_pog(tmp_path: Path, *options: str) -> tuple[int, str, str]:
+    keys = {name: tmp_path / "keys" / f"{name}.pub" for name in ("alice", "bob")}
+    for seed, name in enumerate(keys, 1):
+        write_key(tmp_path / "keys" / name, bytes([seed]) * 32, name)
+    args = ["new", "pog-options", "-r", "paths_of_glory", "-p", f"alice={keys['alice']}", "-p",
+            f"bob={keys['bob']}", "--sides", "alice=ap", "--sides", "bob=cp"]
+    for option in options:
+        args += ["-o", option]
+    return run_cli(args, tmp_path)
+
+
+def test_pbem_new_checks_options_before_writing_the_charter(tmp_path):
+    code, _, err = new_pog(tmp_path, "italy_19_1_1=on", "italy_19_1=on")
+    assert code == 2 and "rule 19.1.1" in err and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "game.toml").exists()
+    code, _, err = new_pog(tmp_path, "italy_19_1_1=on")
+    assert code == 0, err
+    assert tomllib.loads((tmp_path / "game.toml").read_text())["options"] == {"italy_19_1_1": True}
+
+
+def test_a_charter_edited_into_a_conflict_is_refused_by_every_command(tmp_path):
+    table = setup_game(tmp_path)
+    alice = table["alice"]
+    charter = alice.dir / "game.toml"
+    text = charter.read_text()
+    charter.write_text(text.replace('scenario = "default"', 'scenario = "default"\n\n[options]\nfog = true', 1))
+    code, _, err = alice.cli("status")
+    assert code != 0 and len(err.splitlines()) == 1, err
+
+
+# ---------------------------------------------------------------------------- the CLI
+
+def test_pbem_rules_lists_options_and_orders_with_rules_fields_and_examples(tmp_path):
+    code, out, err = run_cli(["rules", "paths_of_glory", "--json"], tmp_path)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["options"]["italy_19_1_1"]["rule"] == "19.1.1"
+    assert data["options"]["italy_19_1_1"]["excludes"] == ["italy_19_1"]
+    assert data["orders"]["move"]["fields"]["path"] == {"type": "list", "required": True,
+                                                        "help": "the spaces entered, in order"}
+    assert data["orders"]["activate"]["example"] == "activate spaces=aachen,koblenz"
+    code, out, err = run_cli(["rules", "paths_of_glory"], tmp_path)
+    assert code == 0, err
+    assert "italy_19_1_1 (rule 19.1.1; bool, default off; excludes italy_19_1)" in out
+    assert "e.g. pbem move 'move units=ge_8_army path=memel,szawli'" in out
+
+
+@pytest.fixture
+def pog_game(tmp_path):
+    """A Paths of Glory game between alice (ap) and bob (cp), bob's key on disk for the CLI."""
+    signers = {name: write_key(tmp_path / "keys" / name, bytes([seed]) * 32, name)
+               for seed, name in enumerate(("alice", "bob"), 21)}
+    charter = Charter.create(
+        game="pog-cli", ruleset="paths_of_glory", version=rulesets.load("paths_of_glory").version,
+        scenario="august_1914", dice="all", reveal_hours=24, move_hours=72, options={}, tables={},
+        players=[Member(name, (side,), signers[name].public, "player") for name, side in (("alice", "ap"),
+                                                                                          ("bob", "cp"))])
+    (tmp_path / "game.toml").write_text(charter.text)
+    games, joins = {}, []
+    for name in signers:
+        games[name], message = join(tmp_path / "game.toml", tmp_path / name, signers[name],
+                                    home=tmp_path / "home" / name, key_path=str(tmp_path / "keys" / name))
+        joins.append(message)
+    for one in games.values():
+        one.accept(joins)
+    return tmp_path
+
+
+def test_a_player_moves_with_lists_typed_as_on_the_board(pog_game):
+    bob = pog_game / "bob"
+    code, out, err = run_cli(["move", "activate spaces=aachen,insterberg", "move units=ge_1_army path=liege",
+                              "move units=ge_8_army path=konigsberg,tannenberg", "pass"], bob,
+                             home=pog_game / "home" / "bob")
+    assert code == 0, err
+    assert "activate spaces=aachen,insterberg; move units=ge_1_army path=liege" in out
+    entry = tomllib.loads((bob / "entries" / "000001.toml").read_text())
+    assert entry["orders"][2] == {"kind": "move", "units": ["ge_8_army"], "path": ["konigsberg", "tannenberg"]}
+    code, out, err = run_cli(["show", "space", "tannenberg", "--json"], bob, home=pog_game / "home" / "bob")
+    assert "ge_8_army" in json.dumps(json.loads(out)), out
+
+
+def test_the_edit_template_is_valid_toml_listing_the_legal_orders(pog_game, tmp_path):
+    """The editor opens a template that parses as TOML as it stands; uncommenting an example is an order."""
+    bob = pog_game / "bob"
+    kept = tmp_path / "template.toml"
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import shutil, sys\n"
+        f"shutil.copy(sys.argv[1], {str(kept)!r})\n"
+        "text = open(sys.argv[1]).read()\n"
+        "text += '\\n[[orders]]\\nkind = \"activate\"\\nspaces = [\"aachen\"]\\n[[orders]]\\nkind = \"pass\"\\n'\n"
+        "open(sys.argv[1], 'w').write(text)\n")
+    code, _, err = run_cli(["move", "--edit"], bob, home=pog_game / "home" / "bob",
+                             env={**cli_env(pog_game / "home" / "bob"), "EDITOR": f"{sys.executable} {editor}"})
+    assert code == 0, err
+    template = kept.read_text()
+    assert tomllib.loads(template) == {}
+    assert "Central Powers, turn 1 round 1: activate, economic, political or pass" in template
+    assert '# kind = "activate"\n# spaces = [\n#     "aachen",\n#     "koblenz",\n# ]' in template
+    assert "move" not in [line.split(":")[0].strip("# ") for line in template.splitlines() if "(rule" in line]
+
+
+def test_status_shows_what_the_decision_asks(pog_game):
+    code, out, err = run_cli(["status"], pog_game / "alice", home=pog_game / "home" / "alice")
+    assert code == 0, err
+    assert "Central Powers, turn 1 round 1: activate, economic, political or pass" in out
+
+
+# ---------------------------------------------------------------------------- the registry
+
+def test_a_ruleset_defined_in_code_is_registered_and_listed():
+    class Solitaire(rulesets.Ruleset[dict]):
+        id = "solitaire"
+
+        def declaration(self):
+            return {"version": "1", "title": "one player", "scenarios": {"default": {"title": "alone"}}}
+
+    rulesets.register(Solitaire())
+    try:
+        assert rulesets.load("solitaire").title == "one player"
+        assert "solitaire" in rulesets.available()
+    finally:
+        rulesets.unregister("solitaire")
+    with pytest.raises(UsageError, match="no ruleset 'solitaire'"):
+        rulesets.load("solitaire")
+
+
+def test_every_shipped_data_file_declares_its_format_version():
+    root = Path(__file__).resolve().parents[1] / "rules"
+    for path in sorted(root.glob("*/data/*.toml")):
+        assert tomllib.loads(path.read_text()).get("format_version") == 1, path
+
+
+def test_a_data_file_of_another_layout_is_refused_naming_it(tmp_path):
+    package = tmp_path / "oddrules"
+    (package / "data").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "data" / "ruleset.toml").write_text('format_version = 2\nversion = "1"\ntitle = "x"\n')
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from pbem import datafile\n"
+            "try:\n    datafile.load('oddrules', 'ruleset.toml')\n"
+            "except datafile.DataFileError as exc:\n    print(exc)\n")
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert "oddrules data file ruleset.toml has format_version 2" in result.stdout, result
