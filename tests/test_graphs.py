@@ -1,4 +1,5 @@
-"""rules.common.graphs: the multi-source supply search, against a plain search per source."""
+"""rules.common.graphs: the multi-source supply search, against a plain search per source; the
+parts of a map, against a plain search from each space."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections import deque
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pbem.rules.common.graphs import hex_grid, reach_sources
+from pbem.rules.common.graphs import components, hex_grid, reach_sources
 
 
 def one_source(neighbours, source, enter, cross, passable):
@@ -64,3 +65,25 @@ def test_hex_grid_neighbours_are_symmetric():
     grid = hex_grid(7, 5)
     assert all(a in grid[b] for a in range(len(grid)) for b in grid[a])
     assert max(len(n) for n in grid) == 6
+
+
+def test_parts_of_a_line_cut_by_an_enemy_space():
+    line = [(1,), (0, 2), (1, 3), (2, 4), (3,)]
+    assert components(line, [True, True, False, True, True]) == ([0, 0, -1, 1, 1], 2)
+    assert components(line, [False] * 5) == ([-1] * 5, 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_parts_are_what_a_plain_search_reaches(data):
+    """Each part is exactly the set of spaces a search from any of its spaces reaches."""
+    width = data.draw(st.integers(1, 9))
+    height = data.draw(st.integers(1, 9))
+    grid = hex_grid(width, height)
+    size = len(grid)
+    enter = data.draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    part, count = components(grid, enter)
+    assert sorted(set(part) - {-1}) == list(range(count))
+    for v in range(size):
+        reached = one_source(grid, v, enter, lambda a, b: True, enter)
+        assert reached == ({w for w in range(size) if part[w] == part[v]} if enter[v] else set())

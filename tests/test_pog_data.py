@@ -8,6 +8,7 @@ unit and set-up row is also compared with it, and the data files with a fresh co
 from __future__ import annotations
 
 import csv
+import importlib.util
 import re
 from importlib import resources
 from pathlib import Path
@@ -433,10 +434,19 @@ def test_every_setup_row_matches_reference(pog, units, setup):
     assert ours == trench_rows and len(trench_rows) == 24
 
 
+def load_converter():
+    """tools/paths_of_glory_convert.py is a script of the source tree, loaded from its file."""
+    path = Path(__file__).resolve().parents[1] / "tools" / "paths_of_glory_convert.py"
+    spec = importlib.util.spec_from_file_location("paths_of_glory_convert", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @needs_reference
 def test_data_files_are_a_fresh_conversion():
-    from pbem.rules.paths_of_glory.tools import convert
-
+    convert = load_converter()
     folder = resources.files("pbem.rules.paths_of_glory").joinpath("data")
     for name, text in convert.build(REFERENCE).items():
         assert folder.joinpath(name).read_text(encoding="utf-8") == text, f"{name} is stale: rerun convert"

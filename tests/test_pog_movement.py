@@ -194,3 +194,25 @@ def test_15_2_5_desert_spaces_in_summer():
     assert not forts.desert_summer(state, "jerusalem")
     state.turn = 5
     assert not forts.desert_summer(state, "gaza")
+
+
+def _move_one(state, side: str, unit: str, path: list[str]) -> list[dict]:
+    activation = activate_for_movement(state, side, [state.units[unit].space], lambda u: True)
+    return move(state, side, {"unit": unit, "path": path}, lambda u: True, activation)
+
+
+def test_r06_the_bef_corps_is_no_british_corps_on_london_amsterdam():
+    """R06: the London-Amsterdam token admits British corps (AUS, CND, PT included) but not the
+    ANA or the BEF corps; movement and supply read it alike (connections, R15)."""
+    state = _state(at_war=["ho"], units={"br_bef_corps": "london", "br_cnd_corps": "london",
+                                         "br_ana_corps": "london"})
+    for unit in ("br_bef_corps", "br_ana_corps"):
+        with pytest.raises(IllegalOrder) as refused:
+            _move_one(state, "ap", unit, ["amsterdam"])
+        assert refused.value.rule == "base 11.1.4", unit
+    assert _move_one(state, "ap", "br_cnd_corps", ["amsterdam"])[0]["to"] == "amsterdam"
+
+
+def test_base_11_1_4_the_sn_unit_is_turkish_on_dashed_lines():
+    state = _state(at_war=["tu"], units={"sn_corps": "aqaba"})
+    assert _move_one(state, "cp", "sn_corps", ["medina"])[0]["to"] == "medina"

@@ -4,7 +4,8 @@ Maps are compiled once into integer arrays (space i's neighbours as a tuple of i
 search is one multi-source propagation per class of tracing unit: every source gets one bit, and
 each space ends with the bit mask of the sources that reach it. A space's mask only ever gains
 bits, so each space is re-examined at most once per source bit: linear in the size of the map for
-the handful of sources a nation has.
+the handful of sources a nation has. `components` splits a map into parts once, so that many
+searches can run over the parts instead of the spaces.
 """
 
 from __future__ import annotations
@@ -51,6 +52,26 @@ def reach_sources(
             reach[there] |= mask
             queue.append(there)
     return reach
+
+
+def components(neighbours: Sequence[Sequence[int]], enter: Sequence[bool]) -> tuple[list[int], int]:
+    """The connected parts of the spaces that may be entered: (part number of each space, -1 where
+    enter is False; the number of parts). `neighbours` must be symmetric. Searches over parts
+    instead of spaces when many searches share the same spaces and differ only on a few links."""
+    part = [-1] * len(neighbours)
+    count = 0
+    for start, can in enumerate(enter):
+        if not can or part[start] >= 0:
+            continue
+        part[start] = count
+        stack = [start]
+        while stack:
+            for there in neighbours[stack.pop()]:
+                if part[there] < 0 and enter[there]:
+                    part[there] = count
+                    stack.append(there)
+        count += 1
+    return part, count
 
 
 def _as_list(test, size: int) -> Sequence[bool]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pbem.errors import IllegalOrder
 
+from . import trenches
 from .state import PogState, enemy
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -287,17 +288,14 @@ def _fort_step_checks(state: PogState, side: str, space: str, corps: str, activa
 
 
 def _pay(state: PogState, side: str, space: str, corps: str, activation: Activation, rule: str) -> list[dict]:
-    level = state.trenches.get(space, 0) - 1
-    if level > 0:
-        state.trenches[space] = level
-    else:
-        state.trenches.pop(space, None)
+    """15.4.1, 15.4.2: a fort step costs one trench level and the corps."""
+    level = trenches.lose_level(state, space)
     where = f"{side}_eliminated"  # 15.4.1: the eliminated/replaceable box
     state.units[corps].space = where
     state.units[corps].oos = 0
     activation.units = activation.units - {corps}
     activation.fort_steps = activation.fort_steps | {space}
-    return [{"kind": "trench", "space": space, "level": max(level, 0), "rule": rule},
+    return [{"kind": "trench", "space": space, "level": level, "rule": rule},
             {"kind": "eliminated", "unit": corps, "to": where, "rule": rule}]
 
 

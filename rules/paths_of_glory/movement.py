@@ -27,9 +27,10 @@ The move order (one per action: all the movement of that action, in the order it
   has an MF (base 11.1.1) and spends 1 MP per space entered, at most its full or reduced MF (base
   11.1.2, 11.1.5); it is in supply when it starts to move (14.1.1.1, 14.3.1, R04: judged against
   the position left by the earlier moves, so a path opened earlier in the action lets it move);
-  each step uses a connection (base 11.1.3) open to the unit (base 11.1.4: `PogMap.allowed`
-  tokens, oneway; AUS, CND, PT are British, the ANA is not, the SN is Turkish; `mef` and MEF
-  spaces only with the beach head there, base 11.1.10); no neutral nation's space (base 11.1.11);
+  each step uses a connection (base 11.1.3) open to the unit (base 11.1.4, R06, as
+  `connections` answers for supply too: AUS, CND, PT are British, the ANA is not, the SN is
+  Turkish; `mef` and MEF spaces only with the beach head there, base 11.1.10); no neutral
+  nation's space (base 11.1.11);
   never a space with enemy units (base 11.1.7, 10.1.5); the BEF stays in Britain, France, Belgium
   and Germany (base 11.1.17); on the Near East map only the listed armies (base 11.3.1); no
   Russian entry into a German fort space in August 1914 (15.1.12); an unbesieged enemy fort space
@@ -66,18 +67,16 @@ from typing import NoReturn
 
 from pbem.errors import IllegalOrder, UnreadableInput
 
-from . import forts
+from . import connections, forts, trenches
 from .data import UnknownSpace
 from .roles import ANA, BEF_UNITS
 from .state import PogState, UnitState
 
 STACKING_LIMIT = 3  # base 10.1.1: three combat units per space (forts do not count)
 BEF_NATIONS = frozenset({"br", "fr", "be", "ge"})  # base 11.1.17: where the BEF may move
-DASHED_LINE_NATION = {"sn": "tu"}  # base 11.1.4: the SN unit is Turkish for dashed lines
 CHANNEL_PORTS = frozenset({"amiens", "calais", "ostend"})  # base 11.1.9
 RACE_TO_THE_SEA = "race_to_the_sea"  # base 11.1.9: card #8's event id (cards.csv)
 RACE_TO_THE_SEA_WAR_STATUS = 4  # base 11.1.9: or CP War Status 4 or more
-BEACH_HEAD_EVENT = "beach_head:"  # base 11.1.10: until PogState has a field, "beach_head:<space>"
 
 
 @dataclass
@@ -194,79 +193,58 @@ def _sub(where: str, name: str) -> str:
 
 
 def _parse(state: PogState, order: Mapping) -> list[_Step]:
-    if not isinstance(order, Mapping):
-        raise UnreadableInput("a move order is a table", field="moves")
-    if "moves" in order:
-        items, single = order["moves"], False
-        if not isinstance(items, list) or not items:
-            raise UnreadableInput("`moves` is a non-empty list of moves", field="moves")
-    elif "path" in order:  # the one-move shorthand: unit or units, and path, in the order itself
-        items, single = [{k: order[k] for k in ("unit", "units", "path") if k in order}], True
-    else:
-        raise UnreadableInput("a move order has `moves = [...]`, or `units` and `path`", field="moves")
+    items, single = _items(order)
     steps: list[_Step] = []
     for i, item in enumerate(items):
-        where = "" if single else f"moves[{i}]"
-        if not isinstance(item, Mapping) or ("unit" in item) == ("units" in item):
-            raise UnreadableInput("each move names `unit` or `units`, and a `path`", field=where or None)
-        extra = set(item) - {"unit", "units", "path"}
-        if extra:
-            raise UnreadableInput(f"unknown key(s) {', '.join(sorted(extra))}", field=where or None)
-        units = [item["unit"]] if "unit" in item else item["units"]
-        if not isinstance(units, list) or not units or not all(isinstance(u, str) for u in units):
-            raise UnreadableInput("`units` is a non-empty list of unit ids", field=_sub(where, "units"))
-        path = item.get("path")
-        if not isinstance(path, list) or not path:
-            raise UnreadableInput("`path` is a non-empty list of spaces", field=_sub(where, "path"))
-        spaces = tuple(_space(state, text, _sub(where, f"path[{j}]"), "base 11.1.3")  # along connections
-                       for j, text in enumerate(path))
-        for unit in units:
-            if unit not in state.unit_facts:
-                raise UnreadableInput(f"unknown unit {unit!r}", field=_sub(where, "units"))
-            steps.append(_Step(unit, spaces, where))
+        steps += _parse_move(state, item, "" if single else f"moves[{i}]")
     return steps
 
 
+def _items(order: Mapping) -> tuple[list, bool]:
+    """The order's moves, and whether it is the one-move shorthand."""
+    if not isinstance(order, Mapping):
+        raise UnreadableInput("a move order is a table", field="moves")
+    if "moves" in order:
+        items = order["moves"]
+        if not isinstance(items, list) or not items:
+            raise UnreadableInput("`moves` is a non-empty list of moves", field="moves")
+        return items, False
+    if "path" in order:  # the one-move shorthand: unit or units, and path, in the order itself
+        return [{k: order[k] for k in ("unit", "units", "path") if k in order}], True
+    raise UnreadableInput("a move order has `moves = [...]`, or `units` and `path`", field="moves")
+
+
+def _parse_move(state: PogState, item: object, where: str) -> list[_Step]:
+    """One move: its units, each to go the same path (base 11.1.1)."""
+    if not isinstance(item, Mapping) or ("unit" in item) == ("units" in item):
+        raise UnreadableInput("each move names `unit` or `units`, and a `path`", field=where or None)
+    extra = set(item) - {"unit", "units", "path"}
+    if extra:
+        raise UnreadableInput(f"unknown key(s) {', '.join(sorted(extra))}", field=where or None)
+    units = [item["unit"]] if "unit" in item else item["units"]
+    if not isinstance(units, list) or not units or not all(isinstance(u, str) for u in units):
+        raise UnreadableInput("`units` is a non-empty list of unit ids", field=_sub(where, "units"))
+    path = item.get("path")
+    if not isinstance(path, list) or not path:
+        raise UnreadableInput("`path` is a non-empty list of spaces", field=_sub(where, "path"))
+    spaces = tuple(_space(state, text, _sub(where, f"path[{j}]"), "base 11.1.3")  # along connections
+                   for j, text in enumerate(path))
+    for unit in units:
+        if unit not in state.unit_facts:
+            raise UnreadableInput(f"unknown unit {unit!r}", field=_sub(where, "units"))
+    return [_Step(unit, spaces, where) for unit in units]
+
+
 def _may_cross(state: PogState, unit: str, a: str, b: str) -> bool:
-    """base 11.1.4: may this unit use the connection a -> b (tokens and direction)?"""
+    """base 11.1.4, 11.1.10: may this unit use the connection a -> b (tokens and direction)?"""
     pog = state.map
-    tokens = pog.allowed(pog.index[a], pog.index[b])
+    x, y = pog.index[a], pog.index[b]
+    tokens = pog.allowed(x, y)
     if tokens is None:
         return True
-    facts = state.unit_facts[unit]
-    nation = "ana" if unit == ANA else DASHED_LINE_NATION.get(facts.nation, facts.nation)
-    for token in tokens:
-        if token == "mef":
-            if _beachhead_ok(state, a) and _beachhead_ok(state, b):
-                return True
-        elif token == "ana":
-            if unit == ANA:
-                return True
-        elif token.endswith("_corps"):
-            if facts.type == "corps" and token[: -len("_corps")] == nation:
-                return True
-        elif token == nation:
-            return True
-    return False
-
-
-def beach_head(state: PogState) -> str | None:
-    """The MEF Beach Head marker's space, if placed: `state.beach_head` when PogState has it, else
-    an entry "beach_head:<space>" in state.events (the convention supply.beach_head reads)."""
-    where = getattr(state, "beach_head", None)
-    if where:
-        return where
-    for entry in state.events:
-        if entry.startswith(BEACH_HEAD_EVENT):
-            return entry[len(BEACH_HEAD_EVENT):]
-    return None
-
-
-def _beachhead_ok(state: PogState, space: str) -> bool:
-    """base 11.1.10: a MEF space may be entered only with the MEF Beach Head marker in it."""
-    if state.map.nation[state.map.index[space]] != "none":
-        return True
-    return beach_head(state) == space
+    admitted = connections.unit_tokens(state.unit_facts[unit], frozenset(tokens))
+    mef_open = connections.mef_link_open(pog, x, y, connections.beach_index(state))
+    return connections.link_open(tokens, admitted, mef_open)
 
 
 def _snapshot(state: PogState) -> dict:
@@ -392,14 +370,26 @@ def _walk(state: PogState, side: str, step: _Step, start: str, path: list[str], 
 
 def _check_step(state: PogState, side: str, step: _Step, current: str, nxt: str, at: str) -> None:
     """May the unit go from `current` into `nxt` (see the module docstring for each rule)?"""
-    pog, unit = state.map, step.unit
+    _check_link(state, step, current, nxt, at)
+    _check_entry(state, side, step, nxt, at)
+
+
+def _check_link(state: PogState, step: _Step, current: str, nxt: str, at: str) -> None:
+    """base 11.1.3, 11.1.10, 11.1.4: a connection, into a space in play, open to this unit."""
+    pog = state.map
     target = pog.name_of(nxt)
     if pog.index[nxt] not in pog.neighbours[pog.index[current]]:
         _refuse(state, step, f"{pog.name_of(current)} and {target} are not connected", "base 11.1.3", at)
-    if not _beachhead_ok(state, nxt):
+    if not connections.mef_space_open(pog, pog.index[nxt], connections.beach_index(state)):
         _refuse(state, step, f"{target} holds no MEF Beach Head", "base 11.1.10", at)
-    if not _may_cross(state, unit, current, nxt):
+    if not _may_cross(state, step.unit, current, nxt):
         _refuse(state, step, f"may not use the limited connection {pog.name_of(current)}-{target}", "base 11.1.4", at)
+
+
+def _check_entry(state: PogState, side: str, step: _Step, nxt: str, at: str) -> None:
+    """base 11.1.11, 11.1.7, 11.1.17, 11.3.1, 15.1.12: spaces this unit may not enter."""
+    pog, unit = state.map, step.unit
+    target = pog.name_of(nxt)
     if state.neutral(nxt):
         _refuse(state, step, f"{target} is in a neutral nation", "base 11.1.11", at)
     occupant = state.occupant(nxt)
@@ -445,14 +435,10 @@ def _arrive(state: PogState, side: str, unit: str, start: str, end: str, path: l
 
 def _take(state: PogState, side: str, unit: str, end: str, first: bool, events: list[dict]) -> None:
     """A unit stops in a space its side did not control: enemy trench and control."""
-    level = state.trenches.get(end, 0) if first else 0
-    if level:  # base 11.2.5-11.2.6, R03: the first of the side's units to stop there
-        # takes a level off the enemy trench (level 2 becomes its own level 1)
-        if level > 1:
-            state.trenches[end] = level - 1
-        else:
-            del state.trenches[end]
-        events.append({"kind": "trench", "space": end, "level": level - 1, "rule": "base 11.2.5"})
+    if first and state.trenches.get(end, 0):  # base 11.2.5-11.2.6, R03: the first of the side's
+        # units to stop there takes a level off the enemy trench (level 2 becomes its own level 1)
+        left = trenches.lose_level(state, end)
+        events.append({"kind": "trench", "space": end, "level": left, "rule": "base 11.2.5"})
     if not forts.enemy_fort(state, side, end) and unit != ANA:
         state.control[end] = side
         events.append({"kind": "control", "space": end, "side": side, "rule": "11.1.4"})

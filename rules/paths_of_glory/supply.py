@@ -2,27 +2,39 @@
 
 `compute(state)` works out the supply of every unit on the map. Units that trace alike form a
 *class*: the same side, the same sources (14.2), the same limited connections they may cross
-(14.1.2, R15), the same sea supply (14.1.4, R16). Each class costs one multi-source search
-(`pbem.rules.common.graphs.reach_sources`) with a bit per source, over the map's integer arrays;
-spaces (attrition, 14.2.5, R24) trace as one class per side, searched only when asked for.
+(14.1.2, R15; `connections` answers who may use one, for movement too), the same sea supply
+(14.1.4, R16). Each class costs one multi-source search (`pbem.rules.common.graphs.reach_sources`)
+with a bit per source; spaces (attrition, 14.2.5, R24) trace as one class per side, searched only
+when asked for.
 
-Sea supply is one extra node, the sea, joined to every port: a path reaches a usable port, crosses
-to the sea, and lands at another usable port (or at a source that is itself a usable port, such as
-London). A path through one node crosses the sea at most once (R16). The search runs from the
-sources outward, so `cross(here, there)` is asked for the unit's step from `there` to `here`.
+The searches share the work that does not depend on the class: once per position, the spaces each
+side may enter are split into *parts* joined by unlimited connections (`graphs.components`). A
+part is reached whole or not at all, so a class's search runs over the parts only, joined by the
+limited connections open to that class and by the sea.
+
+Sea supply is one extra node, the sea, joined to every usable port: a path reaches a usable port,
+crosses to the sea, and lands at another usable port (or at a source that is itself a usable port,
+such as London). A path through one node crosses the sea at most once (R16). The search runs from
+the sources outward, so a unit's step from x to y is searched from y to x.
+
+`compute` remembers its last answer: asked again about the same state object, unchanged in
+everything supply reads (and in trenches and OOS markers), it returns that answer without tracing.
 
 The rulings cited (R13-R24, R36-R37) are in RULINGS.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from operator import attrgetter
 
 from ..common import graphs
+from . import connections, trenches
 from .data import PogMap, Unit, load_map, load_units
 from .forts import update_siege
-from .roles import ANA, BEACH_HEAD_UNITS, BEF_UNITS
+from .roles import ANA, BEACH_HEAD_UNITS
 from .state import SIDES, PogState, enemy
 
 SUPPLIED, SPECIAL, OUT = "supplied", "special", "out"
@@ -41,13 +53,11 @@ MEDINA, MEDINA_NATION = "medina", "tu"
 ALWAYS, IN_SERBIA, IN_MEDINA = "14.1.5", "14.1.6", "14.1.8"
 # 14.1.2 note, R15: RO and SB units may cross the Russian-only lines into a Russian off-map box.
 RUSSIAN_LINES_NATIONS = frozenset({"ro", "sb"})
-# Base 11.1.4, R06: `br` admits British units but not the ANA; `br_corps` (18.1.2) admits British
-#   corps, AUS, CND and PT included, but not the ANA or the BEF corps.
-TOKEN_EXCLUDES = {"br": frozenset({ANA}), "br_corps": frozenset({ANA}) | BEF_UNITS}
 # 002 9.2.7.1, R16, R36: only the MEF army and BR and AUS corps use the MEF beach head as a port.
 BEACH_HEAD_CORPS_PREFIX = "br_corps_"
 # 9.5.2.4 (base), R37: the Salonika event opens Greek spaces without Greek units.
 LIMITED_GREEK_ENTRY = "salonika"
+NEUTRAL = "neutral"  # the "side" of units of a nation not at war
 
 
 # ---------------------------------------------------------------------------------- the map, once
@@ -56,65 +66,52 @@ LIMITED_GREEK_ENTRY = "salonika"
 class _Compiled:
     """Facts of one PogMap that supply needs, as arrays; built once per map (variant set)."""
 
-    size: int  # number of spaces; the sea node is number `size`
+    pog: PogMap
+    size: int
+    ids: tuple[str, ...]
+    index: Mapping[str, int]
     neighbours: tuple[tuple[int, ...], ...]
-    with_sea: tuple[tuple[int, ...], ...]  # neighbours plus the sea node, joined to every port
-    ports: tuple[int, ...]
+    plain: tuple[tuple[int, ...], ...]  # neighbours across connections open to everyone
     nation: tuple[str, ...]
-    fort: tuple[int, ...]
+    control: tuple[str, ...]  # at the start
+    by_nation: Mapping[str, tuple[int, ...]]
+    side_ports: Mapping[str, tuple[int, ...]]  # 14.1.4.1-14.1.4.2: the ports each side may use
     limited: tuple[tuple[int, int, tuple[str, ...]], ...]  # (from, to, tokens) for each direction
+    limited_steps: frozenset[tuple[int, int]]  # (from, to) of every limited step
     tokens: frozenset[str]
     russian_boxes: frozenset[int]  # Russian off-map boxes, sources or not (14.1.2 note)
-    mef: frozenset[int]  # MEF beach head spaces (nation "none")
+    mef: tuple[int, ...]  # MEF beach head spaces
     london: int
     medina: int | None
+    serbia: tuple[bool, ...]
     port_needs: tuple[tuple[int, int], ...]  # (port, space the Allies must control)
 
 
 @cache
 def _compile(pog: PogMap) -> _Compiled:
     size = len(pog)
-    mef = frozenset(i for i in range(size) if pog.nation[i] == "none")
-    # the sea touches every port and every MEF beach head space (a port while the marker is there)
-    ports = tuple(i for i in range(size) if pog.port[i] or i in mef)
-    with_sea = (*((*n, size) if i in ports else n for i, n in enumerate(pog.neighbours)), ports)
-    limited = []
-    tokens: set[str] = set()
-    for a, b in pog.connections:
-        for x, y in ((a, b), (b, a)):
-            allowed = pog.allowed(x, y)
-            if allowed is not None:
-                limited.append((x, y, allowed))
-                tokens.update(allowed)
-    russian = frozenset(i for i in range(size) if pog.offmap[i] and pog.nation[i] == "ru")
+    limited = [(x, y, allowed) for a, b in pog.connections for x, y in ((a, b), (b, a))
+               if (allowed := pog.allowed(x, y)) is not None]
+    steps = frozenset((x, y) for x, y, _ in limited)
+    by_nation: dict[str, list[int]] = {}
+    for i, nation in enumerate(pog.nation):
+        by_nation.setdefault(nation, []).append(i)
     return _Compiled(
-        size=size, neighbours=pog.neighbours, with_sea=with_sea, ports=ports, nation=pog.nation,
-        fort=pog.fort, limited=tuple(limited), tokens=frozenset(tokens), russian_boxes=russian,
-        mef=mef,
+        pog=pog, size=size, ids=pog.ids, index=pog.index, neighbours=pog.neighbours,
+        plain=tuple(tuple(w for w in n if (i, w) not in steps) for i, n in enumerate(pog.neighbours)),
+        nation=pog.nation, control=pog.control,
+        by_nation={nation: tuple(spaces) for nation, spaces in by_nation.items()},
+        side_ports={side: tuple(i for i in range(size) if pog.port[i]
+                                and (pog.nation[i] in CP_PORT_NATIONS) == (side == "cp")) for side in SIDES},
+        limited=tuple(limited), limited_steps=steps,
+        tokens=frozenset(token for _, _, allowed in limited for token in allowed),
+        russian_boxes=frozenset(i for i in range(size) if pog.offmap[i] and pog.nation[i] == "ru"),
+        mef=tuple(i for i in range(size) if pog.nation[i] == connections.MEF_NATION),
         london=pog.index["london"], medina=pog.index.get(MEDINA),
+        serbia=tuple(n == SERBIA for n in pog.nation),
         port_needs=tuple((pog.index[p], pog.index[n]) for p, n in ALLIED_PORT_NEEDS.items()
                          if p in pog.index and n in pog.index),
     )
-
-
-def _unit_tokens(unit: Unit, vocabulary: frozenset[str]) -> frozenset[str]:
-    """The limited-connection tokens that admit this unit (data.py; R06, R15). `mef` is left out:
-    it depends on where the beach head is, not on the unit."""
-    admitted = set()
-    for token in vocabulary:
-        if unit.id in TOKEN_EXCLUDES.get(token, ()):
-            continue
-        if token == "ana":
-            ok = unit.id == ANA
-        elif token == "mef":
-            ok = False
-        elif token.endswith("_corps"):
-            ok = unit.type == "corps" and unit.nation == token[: -len("_corps")]
-        else:
-            ok = unit.nation == token
-        if ok:
-            admitted.add(token)
-    return frozenset(admitted)
 
 
 def _beach_head_unit(unit: Unit) -> bool:
@@ -160,10 +157,19 @@ def _unit_class(variants: frozenset[str], unit_id: str) -> SupplyClass:
         raise ValueError(f"{unit_id}: supply groups disagree on sea supply; split them in map.toml")
     sources = tuple(dict.fromkeys(pog.ids[s] for g in groups for s in g.spaces))
     return SupplyClass(
-        side=unit.faction, sources=sources, tokens=_unit_tokens(unit, _compile(pog).tokens),
+        side=unit.faction, sources=sources, tokens=connections.unit_tokens(unit, _compile(pog).tokens),
         sea=bool(groups) and seas == {True}, beach_head=_beach_head_unit(unit),
         russian_lines=unit.nation in RUSSIAN_LINES_NATIONS,
     )
+
+
+@cache
+def _class_table(variants: frozenset[str]) -> tuple[dict[str, int], tuple[SupplyClass, ...]]:
+    """Every unit's class as a number into one tuple of distinct classes: grouping units by a
+    number is much cheaper than hashing their classes on every compute."""
+    numbers: dict[SupplyClass, int] = {}
+    of_unit = {unit: numbers.setdefault(_unit_class(variants, unit), len(numbers)) for unit in load_units(variants)}
+    return of_unit, tuple(numbers)
 
 
 @cache
@@ -175,167 +181,188 @@ def space_class(variants: frozenset[str], side: str) -> SupplyClass:
     units = [u for u in load_units(variants).values() if u.faction == side]
     groups = [g for g in pog.supply if any(g.admits(u.faction, u.nation) for u in units)]
     vocabulary = _compile(pog).tokens
-    tokens = frozenset().union(*(_unit_tokens(u, vocabulary) for u in units))
+    tokens = frozenset().union(*(connections.unit_tokens(u, vocabulary) for u in units))
     return SupplyClass(
         side=side, sources=tuple(dict.fromkeys(pog.ids[s] for g in groups for s in g.spaces)),
         tokens=tokens, sea=True, beach_head=side == "ap", either_way=True,
     )
 
 
+@cache
+def _open_steps(cls: SupplyClass, c: _Compiled, beach: int | None) -> frozenset[tuple[int, int]]:
+    """The limited steps (from, to) this class may take (14.1.2, R15) with the beach head marker
+    at `beach` (base 11.1.10)."""
+    back = {(x, y): tokens for x, y, tokens in c.limited}
+    steps = set()
+    for x, y, tokens in c.limited:
+        mef_open = connections.mef_link_open(c.pog, x, y, beach)
+        ok = connections.link_open(tokens, cls.tokens, mef_open)
+        if cls.either_way:
+            ok = ok or connections.link_open(back[(y, x)], cls.tokens, mef_open)
+        elif not ok and cls.russian_lines and "ru" in tokens and y in c.russian_boxes:
+            ok = True  # 14.1.2 note, R15: only a step into a Russian off-map box
+        if ok:
+            steps.add((x, y))
+    return frozenset(steps)
+
+
 # ---------------------------------------------------------------------------------- the position
-
-def beach_head(state: PogState) -> str | None:
-    """The space of the MEF beach head marker (base 9.5.3.5), if placed.
-
-    PogState has no field for it yet: `state.beach_head` is read when present, else an entry
-    "beach_head:<space>" in state.events (R36)."""
-    where = getattr(state, "beach_head", None)
-    if where:
-        return where
-    for event in state.events:
-        if event.startswith("beach_head:"):
-            return event.split(":", 1)[1]
-    return None
-
 
 @dataclass
 class _Position:
     """Per-state inputs, compiled once per compute: which spaces each side may use."""
 
     enter: dict[str, list[bool]]  # side -> may a path of that side run through / end at space i
-    port: dict[str, list[bool]]  # side -> a usable port (before the beach head)
+    port: dict[str, list[int]]  # side -> its usable ports (before the beach head)
     beach: int | None  # the beach head space, when the marker is on the map
     control: list[str]  # effective control (the ANA's space counts as Allied: R01)
     neutral: list[bool]  # not checked for attrition (R08, R17, R37)
-    units_of: list[dict[str, list[str]]]  # units per space by faction ("ap", "cp", "neutral")
-    serbia: list[bool]
-    crosses: dict = field(default_factory=dict)  # class -> its cross test, built once
+    units_of: dict[int, dict[str, list[str]]]  # units per occupied space by "ap", "cp", NEUTRAL
+    placed: list[tuple[str, int]]  # (unit, space) of every unit of a nation at war on the map
+    parts: dict[str, tuple[list[int], int]]  # side -> (part of each space, -1 if closed; count)
 
 
-def _position(state: PogState, pog: PogMap, c: _Compiled) -> _Position:
-    size = c.size
+def _position(state: PogState, c: _Compiled) -> _Position:
     neutral_nations = state.neutral_nations()
-    greek_open = LIMITED_GREEK_ENTRY in state.events and "gr" in neutral_nations
-    facts = state.unit_facts
-    units_of: list[dict[str, list[str]]] = [{} for _ in range(size)]
-    for unit, where in state.units.items():
-        i = pog.index.get(where.space)
-        if i is None:
-            continue
-        fact = facts[unit]
-        side = "neutral" if fact.nation in neutral_nations else fact.faction
-        units_of[i].setdefault(side, []).append(unit)
-    beach = beach_head(state)
-    beach_i = pog.index.get(beach) if beach else None
-
-    control = [state.control.get(pog.ids[i], pog.control[i]) for i in range(size)]
-    neutral = [False] * size
-    open_to = {"ap": [True] * size, "cp": [True] * size}  # not closed by neutrality or 11.1.10
-    for i in range(size):
-        nation = c.nation[i]
-        if nation in neutral_nations:
-            if greek_open and nation == "gr" and "neutral" not in units_of[i]:
-                pass  # R37: a Greek space without Greek units is an ordinary space
-            else:
-                neutral[i] = True
-                open_to["cp"][i] = False
-                # R17: Allied paths cross neutral Italy; London is a source even while Britain is
-                #   neutral (14.2.4)
-                open_to["ap"][i] = nation == "it" or i == c.london
-                if open_to["ap"][i]:
-                    control[i] = "ap"
-        if i in c.mef and i != beach_i:
-            neutral[i] = True  # R36: out of play without the marker
-            open_to["ap"][i] = open_to["cp"][i] = False
-        if control[i] == "cp" and "ap" in units_of[i] and any(u == ANA for u in units_of[i]["ap"]) \
-                and state.forts.get(pog.ids[i]) != "besieged":
-            control[i] = "ap"  # R01 (base 11.1.15): the ANA's CP space counts as Allied
-
-    enter = {}
-    port = {}
-    for side in SIDES:
-        other = enemy(side)
-        can = [False] * size
-        usable = [False] * size
-        for i in range(size):
-            if not open_to[side][i]:
-                continue
-            here = units_of[i]
-            if "neutral" in here:
-                continue  # 9.5.2.4: no supply through Greek units
-            fort = state.forts.get(pog.ids[i])
-            if fort == "besieged":
-                # 15.2.2: a besieged enemy fort may be crossed; 14.1.2: a besieged friendly fort
-                #   may be neither crossed nor used as a source
-                can[i] = control[i] == other
-                continue
-            if fort == "intact" and enemy(control[i]) in here:
-                continue  # 15.2.4, R14, R26: a lapsed siege closes the space to both sides
-            if control[i] != side or other in here:
-                continue  # 14.1.2-14.1.3, R14
-            can[i] = True
-            if pog.port[i]:
-                in_cp_nations = c.nation[i] in CP_PORT_NATIONS
-                usable[i] = in_cp_nations if side == "cp" else not in_cp_nations  # 14.1.4.1-2
-        if side == "ap":
-            for p, needed in c.port_needs:  # 14.1.4.2: Constantinople only with Gallipoli
-                if control[needed] != "ap" or not open_to["ap"][needed]:
-                    usable[p] = False
-        enter[side] = can
-        port[side] = usable
+    units_of, placed = _occupants(state, c, neutral_nations)
+    beach = connections.beach_index(state)
+    control = list(map(state.control.get, c.ids, c.control))
+    neutral = [False] * c.size
+    closed = _closed(state, c, neutral_nations, units_of, beach, control, neutral)
+    besieged = [i for space, fort in state.forts.items() if fort == "besieged"
+                and (i := c.index.get(space)) is not None]
+    _ana_control(state, c, units_of, besieged, control)
+    enter = {side: _enterable(side, control, units_of, besieged, closed[side]) for side in SIDES}
+    port = {side: _usable_ports(side, c, enter[side], besieged, control, closed[side]) for side in SIDES}
     return _Position(
-        enter=enter, port=port, beach=beach_i, control=control, neutral=neutral, units_of=units_of,
-        serbia=[n == SERBIA for n in c.nation],
+        enter=enter, port=port, beach=beach, control=control, neutral=neutral, units_of=units_of,
+        placed=placed, parts={side: graphs.components(c.plain, enter[side]) for side in SIDES},
     )
 
 
-def _cross(cls: SupplyClass, c: _Compiled, pos: _Position):
-    """cross(here, there) for reach_sources: may the tracer step from `there` to `here`."""
-    if cls not in pos.crosses:
-        pos.crosses[cls] = _make_cross(cls, c, pos)
-    return pos.crosses[cls]
+def _occupants(state: PogState, c: _Compiled, neutral_nations: set[str]) -> tuple[dict, list]:
+    """Units on the map by space and side (neutral nations apart), and those of nations at war."""
+    facts = state.unit_facts
+    find = c.index.get
+    units_of: dict[int, dict[str, list[str]]] = {}
+    placed = []
+    for unit, where in state.units.items():
+        i = find(where.space)
+        if i is None:
+            continue
+        fact = facts[unit]
+        if fact.nation in neutral_nations:
+            units_of.setdefault(i, {}).setdefault(NEUTRAL, []).append(unit)
+            continue
+        units_of.setdefault(i, {}).setdefault(fact.faction, []).append(unit)
+        placed.append((unit, i))
+    return units_of, placed
 
 
-def _make_cross(cls: SupplyClass, c: _Compiled, pos: _Position):
-    blocked: set[tuple[int, int]] = set()
-    admitted = cls.tokens
-    for x, y, tokens in c.limited:  # a step from x to y
-        if "mef" in tokens:
-            ok = pos.beach is not None and pos.beach in (x, y)  # 9.5.3.5, 11.1.10
-        elif cls.either_way:
-            back = _allowed_back(c, x, y)
-            ok = bool(admitted.intersection(tokens)) or bool(admitted.intersection(back))
-        else:
-            ok = bool(admitted.intersection(tokens))
-            if not ok and cls.russian_lines and "ru" in tokens and y in c.russian_boxes:
-                ok = True  # 14.1.2 note, R15: only a step into a Russian off-map box
-        if not ok:
-            blocked.add((y, x))
-    if not cls.sea:
-        return (lambda here, there: (here, there) not in blocked) if blocked else None
-    sea = c.size
-    port = list(pos.port[cls.side])
+def _closed(state: PogState, c: _Compiled, neutral_nations: set[str], units_of: dict, beach: int | None,
+            control: list[str], neutral: list[bool]) -> dict[str, set[int]]:
+    """Spaces closed to each side by neutrality (R17, R37) or the missing beach head (R36)."""
+    closed: dict[str, set[int]] = {"ap": set(), "cp": set()}
+    greek_open = LIMITED_GREEK_ENTRY in state.events and "gr" in neutral_nations
+    for nation in neutral_nations:
+        for i in c.by_nation.get(nation, ()):
+            if greek_open and nation == "gr" and NEUTRAL not in units_of.get(i, ()):
+                continue  # R37: a Greek space without Greek units is an ordinary space
+            neutral[i] = True
+            closed["cp"].add(i)
+            # R17: Allied paths cross neutral Italy; London is a source even while Britain is
+            #   neutral (14.2.4)
+            if nation == "it" or i == c.london:
+                control[i] = "ap"
+            else:
+                closed["ap"].add(i)
+    for i in c.mef:
+        if not connections.mef_space_open(c.pog, i, beach):
+            neutral[i] = True  # R36: out of play without the marker
+            closed["ap"].add(i)
+            closed["cp"].add(i)
+    return closed
+
+
+def _ana_control(state: PogState, c: _Compiled, units_of: dict, besieged: list[int], control: list[str]) -> None:
+    """R01 (base 11.1.15): the ANA's CP space counts as Allied, unless its fort is besieged."""
+    where = state.units.get(ANA)
+    i = c.index.get(where.space) if where else None
+    if i is not None and control[i] == "cp" and ANA in units_of[i].get("ap", ()) and i not in besieged:
+        control[i] = "ap"
+
+
+def _enterable(side: str, control: list[str], units_of: dict, besieged: list[int], closed: set[int]) -> list[bool]:
+    """14.1.2-14.1.3, R14: the side's own spaces without enemy units; 9.5.2.4: no supply through
+    Greek units; 15.2.2: a besieged enemy fort may be crossed; 14.1.2: a besieged friendly fort
+    may be neither crossed nor used as a source. (A lapsed siege, 15.2.4, R26, holds enemy units,
+    so it is closed to both sides.)"""
+    other = enemy(side)
+    can = [owner == side for owner in control]
+    for i, here in units_of.items():
+        if NEUTRAL in here or other in here:
+            can[i] = False
+    for i in besieged:
+        can[i] = control[i] == other and NEUTRAL not in units_of.get(i, ())
+    for i in closed:
+        can[i] = False
+    return can
+
+
+def _usable_ports(side: str, c: _Compiled, enter: list[bool], besieged: list[int], control: list[str],
+                  closed: set[int]) -> list[int]:
+    """14.1.4.1-14.1.4.2, R16: friendly, unbesieged ports in the side's nations; the Allies use
+    Constantinople only while they hold Gallipoli."""
+    usable = [p for p in c.side_ports[side] if enter[p] and p not in besieged]
+    if side == "ap":
+        for p, needed in c.port_needs:
+            if control[needed] != "ap" or needed in closed:
+                usable = [q for q in usable if q != p]
+    return usable
+
+
+# ---------------------------------------------------------------------------------- searches
+
+def _ports(cls: SupplyClass, pos: _Position) -> list[int]:
+    """The ports this class may use: its side's, and the beach head for the MEF's units (9.5.3.5,
+    002 9.2.7.1, R36)."""
+    ports = pos.port[cls.side]
     beach = pos.beach
     if beach is not None and cls.beach_head and pos.enter[cls.side][beach] and pos.control[beach] == cls.side:
-        port[beach] = True  # 9.5.3.5, 002 9.2.7.1, R36
-
-    def cross(here: int, there: int) -> bool:
-        if there == sea:
-            return port[here]
-        if here == sea:
-            return port[there]
-        return (here, there) not in blocked
-
-    return cross
+        return [*ports, beach]
+    return ports
 
 
-@cache
-def _back_table(c: _Compiled) -> dict[tuple[int, int], tuple[str, ...]]:
-    return {(x, y): tokens for x, y, tokens in c.limited}
+def _search(cls: SupplyClass, c: _Compiled, pos: _Position) -> list[int]:
+    """One search for a class: the mask of the sources reaching each part of its side's map.
+    Nodes: the parts, then the sea, then one node for every closed space (never entered, so
+    its mask, the last, is 0 and a part number of -1 reads it)."""
+    label, count = pos.parts[cls.side]
+    sea = count
+    links: list[list[int]] = [[] for _ in range(count + 2)]
+    for x, y in _open_steps(cls, c, pos.beach):
+        if label[x] >= 0 and label[y] >= 0 and label[x] != label[y]:
+            links[label[y]].append(label[x])  # the unit's step x -> y, searched from y
+    if cls.sea:
+        for part in {label[p] for p in _ports(cls, pos)}:
+            links[part].append(sea)
+            links[sea].append(part)
+    sources = [label[c.index[s]] for s in cls.sources]  # a closed source (-1) reaches nothing
+    return graphs.reach_sources(links, [count + 1 if k < 0 else k for k in sources], [True] * (count + 1) + [False])
 
 
-def _allowed_back(c: _Compiled, x: int, y: int) -> tuple[str, ...]:
-    return _back_table(c).get((y, x), ())
+def _mask_at(i: int, masks: list[int], cls: SupplyClass, c: _Compiled, pos: _Position) -> int:
+    """Sources reaching a unit (or space) at i. R14: the unit's own space need not be usable; the
+    path then starts with a step to a usable neighbour."""
+    label = pos.parts[cls.side][0]
+    if label[i] >= 0:
+        return masks[label[i]]
+    steps = _open_steps(cls, c, pos.beach)
+    mask = 0
+    for w in c.neighbours[i]:
+        if label[w] >= 0 and ((i, w) not in c.limited_steps or (i, w) in steps):
+            mask |= masks[label[w]]
+    return mask
 
 
 # ---------------------------------------------------------------------------------- results
@@ -345,15 +372,14 @@ class Supply:
     """The supply of one position: per unit on the map, its status and the sources it reaches."""
 
     state: PogState
-    _pog: PogMap
     _c: _Compiled
     _pos: _Position
     by_class: dict[SupplyClass, tuple[str, ...]] = field(default_factory=dict)  # class -> units
-    reach: dict[SupplyClass, list[int]] = field(default_factory=dict)  # class -> mask per space
+    reach: dict[SupplyClass, list[int]] = field(default_factory=dict)  # class -> mask per part (_search)
     _status: dict[str, str] = field(default_factory=dict)
     _sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _special: dict[str, str] = field(default_factory=dict)  # unit -> rule of its special supply
-    _spaces: dict[str, list[int]] = field(default_factory=dict)  # side -> mask per space
+    _spaces: dict[str, list[int]] = field(default_factory=dict)  # side -> mask per part
 
     def status(self, unit: str) -> str | None:
         """"supplied", "special" or "out"; None for a unit off the map or of a neutral nation."""
@@ -382,38 +408,13 @@ class Supply:
         """Can `side` trace supply from one of its sources to `space` (14.2.5, R24)? Unlike a unit's
         own space (R14), the space itself must be open to the side: a lapsed siege or a besieged
         friendly fort is never supplied (14.1.2, 15.2.4)."""
-        i = self._pog.index[space]
-        return self._pos.enter[side][i] and bool(self._space_reach(side)[i])
+        return self._space_supplied(side, self._c.index[space])
 
-    def _space_reach(self, side: str) -> list[int]:
+    def _space_supplied(self, side: str, i: int) -> bool:
         if side not in self._spaces:
-            cls = space_class(self.state.variants, side)
-            self._spaces[side] = _search(cls, self._pog, self._c, self._pos)
-        return self._spaces[side]
-
-
-def _search(cls: SupplyClass, pog: PogMap, c: _Compiled, pos: _Position) -> list[int]:
-    enter = pos.enter[cls.side]
-    neighbours = c.neighbours
-    if cls.sea:
-        enter = [*enter, True]
-        neighbours = c.with_sea
-    sources = [pog.index[s] for s in cls.sources]
-    return graphs.reach_sources(neighbours, sources, enter, _cross(cls, c, pos))
-
-
-def _mask_at(i: int, reach: list[int], cls: SupplyClass, c: _Compiled, pos: _Position) -> int:
-    """Sources reaching a unit (or space) at i. R14: the unit's own space need not be usable; the
-    path then starts with a step to a usable neighbour."""
-    enter = pos.enter[cls.side]
-    if enter[i]:
-        return reach[i]
-    cross = _cross(cls, c, pos)
-    mask = 0
-    for w in c.neighbours[i]:
-        if enter[w] and (cross is None or cross(w, i)):
-            mask |= reach[w]
-    return mask
+            self._spaces[side] = _search(space_class(self.state.variants, side), self._c, self._pos)
+        part = self._pos.parts[side][0][i]
+        return part >= 0 and bool(self._spaces[side][part])
 
 
 def _special(state: PogState, unit: Unit, space: int, c: _Compiled) -> str | None:
@@ -427,39 +428,71 @@ def _special(state: PogState, unit: Unit, space: int, c: _Compiled) -> str | Non
     return None
 
 
+# ---------------------------------------------------------------------------------- compute
+
 def compute(state: PogState, *, units: bool = True) -> Supply:
-    """Supply of every unit on the map: one reach_sources search per class of tracing unit."""
-    pog = state.map
-    c = _compile(pog)
-    pos = _position(state, pog, c)
-    result = Supply(state=state, _pog=pog, _c=c, _pos=pos)
-    if not units:
-        return result
-    facts = state.unit_facts
-    members: dict[SupplyClass, list[str]] = {}
-    placed: list[tuple[str, int]] = []
-    for i, here in enumerate(pos.units_of):
-        for side in SIDES:
-            for unit in here.get(side, ()):
-                placed.append((unit, i))
-                members.setdefault(_unit_class(state.variants, unit), []).append(unit)
-    for cls, unit_ids in members.items():
-        result.by_class[cls] = tuple(sorted(unit_ids))
-        result.reach[cls] = _search(cls, pog, c, pos)
-    for unit, i in sorted(placed):
-        cls = _unit_class(state.variants, unit)
-        mask = _mask_at(i, result.reach[cls], cls, c, pos)
-        result._sources[unit] = tuple(s for k, s in enumerate(cls.sources) if mask >> k & 1)
-        if mask:
-            result._status[unit] = SUPPLIED
-            continue
-        rule = _special(state, facts[unit], i, c)
-        if rule:
-            result._status[unit] = SPECIAL
-            result._special[unit] = rule
-        else:
-            result._status[unit] = OUT
+    """Supply of every unit on the map: one reach_sources search per class of tracing unit.
+    With units=False, only what the spaces' trace needs (attrition)."""
+    key = _fingerprint(state)
+    if _last.get("state") is state and _last.get("key") == key:
+        return _last["supply"]
+    result = _fresh(state, units)
+    if units:
+        _last.update(state=state, key=key, supply=result)
     return result
+
+
+# The last full answer, for the same state object in the same position: callers ask once per unit
+#   (e.g. each moving unit, R04) while nothing has changed.
+_last: dict = {}
+_UNIT_FIELDS = attrgetter("space", "reduced", "oos")
+
+
+def _fingerprint(state: PogState) -> tuple:
+    """Everything compute reads, and the rest of what a position's units and markers are."""
+    return (state.variants, frozenset(state.at_war), frozenset(state.events), getattr(state, "beach_head", None),
+            tuple(state.control.items()), tuple(state.forts.items()), tuple(state.trenches.items()),
+            tuple(state.units), tuple(map(_UNIT_FIELDS, state.units.values())))
+
+
+def _fresh(state: PogState, units: bool = True) -> Supply:
+    c = _compile(state.map)
+    result = Supply(state=state, _c=c, _pos=_position(state, c))
+    if units:
+        _trace_units(state, result)
+    return result
+
+
+def _trace_units(state: PogState, result: Supply) -> None:
+    """One search per class present, then each unit's status (14.1, 14.1.5-14.1.8)."""
+    c, pos = result._c, result._pos
+    of_unit, classes = _class_table(state.variants)
+    groups: dict[int, list[tuple[str, int]]] = {}
+    for unit, i in pos.placed:
+        groups.setdefault(of_unit[unit], []).append((unit, i))
+    status: dict[str, str] = {}
+    for number, members in groups.items():
+        cls = classes[number]
+        masks = _search(cls, c, pos)
+        result.by_class[cls] = tuple(sorted(unit for unit, _ in members))
+        result.reach[cls] = masks
+        label = pos.parts[cls.side][0]
+        named: dict[int, tuple[str, ...]] = {}
+        for unit, i in members:
+            mask = masks[label[i]] if label[i] >= 0 else _mask_at(i, masks, cls, c, pos)
+            if mask not in named:
+                named[mask] = tuple(s for k, s in enumerate(cls.sources) if mask >> k & 1)
+            result._sources[unit] = named[mask]
+            status[unit] = SUPPLIED if mask else _special_status(state, unit, i, c, result)
+    result._status = dict(sorted(status.items()))
+
+
+def _special_status(state: PogState, unit: str, i: int, c: _Compiled, result: Supply) -> str:
+    rule = _special(state, state.unit_facts[unit], i, c)
+    if rule is None:
+        return OUT
+    result._special[unit] = rule
+    return SPECIAL
 
 
 # ---------------------------------------------------------------------------------- OOS markers
@@ -487,13 +520,25 @@ def oos_step(state: PogState, supply: Supply | None = None) -> list[dict]:
     or lapsed, marker removals after the new check, marker advances (OOS4->5 first, down to
     OOS1->2), new OOS1 markers.
     """
-    events: list[dict] = []
     supply = supply if supply is not None else compute(state)
     on_map = sorted(supply.units())
     # (1) markers come off units in supply, normal or special (14.3.1, 14.3.5 step 1)
-    events += _remove_markers(state, supply, on_map, "14.3.5")
+    events = _remove_markers(state, supply, on_map, "14.3.5")
     # (2) OOS5 units of both sides are eliminated together (R22)
     doomed = [u for u in on_map if state.units[u].oos >= 5 and supply.status(u) == OUT]
+    if doomed:
+        events += _eliminate(state, doomed)
+        # R21: check again; markers come off units whose line the eliminations reopened
+        supply = compute(state)
+        on_map = sorted(supply.units())
+        events += _remove_markers(state, supply, on_map, "14.3.1")
+    return events + _raise_markers(state, [u for u in on_map if supply.status(u) == OUT])
+
+
+def _eliminate(state: PogState, doomed: list[str]) -> list[dict]:
+    """14.3.5: OOS5 units out of supply are eliminated, armies and irreplaceable units for good;
+    then the sieges they leave end or lapse (15.2.4, R26, R39)."""
+    events = []
     spaces = set()
     for unit in doomed:
         here = state.units[unit]
@@ -507,26 +552,20 @@ def oos_step(state: PogState, supply: Supply | None = None) -> list[dict]:
         if permanent:
             state.removed.add(unit)
     for space in sorted(spaces):
-        events += update_siege(state, space)  # 15.2.4, R26, R39: the siege ends or lapses
-    if doomed:
-        # R21: check again; markers come off units whose line the eliminations reopened
-        supply = compute(state)
-        on_map = sorted(supply.units())
-        events += _remove_markers(state, supply, on_map, "14.3.1")
-    # (3)-(6) raise each marker one level, highest first, each unit once
-    out = [u for u in on_map if supply.status(u) == OUT]
-    for level in (4, 3, 2, 1):
+        events += update_siege(state, space)
+    return events
+
+
+def _raise_markers(state: PogState, out: list[str]) -> list[dict]:
+    """14.3.5 (3)-(7): raise each marker one level, highest first, each unit once; then OOS1 on
+    units out of supply without a marker."""
+    events = []
+    for level in (4, 3, 2, 1, 0):
         for unit in out:
             here = state.units[unit]
             if here.oos == level:
                 events.append(_event("oos", "14.3.5", unit=unit, **{"from": level, "to": level + 1}))
                 here.oos = level + 1
-    # (7) OOS1 on units out of supply without a marker
-    for unit in out:
-        here = state.units[unit]
-        if here.oos == 0:
-            events.append(_event("oos", "14.3.5", unit=unit, **{"from": 0, "to": 1}))
-            here.oos = 1
     return events
 
 
@@ -615,18 +654,17 @@ def attrition(state: PogState) -> list[dict]:
     All spaces are judged on the position before any change. Trenches follow base 11.2.7 (R24).
     Mutates `state` and returns the events."""
     supply = compute(state, units=False)
-    pog, pos = supply._pog, supply._pos
-    reach = {side: supply._space_reach(side) for side in SIDES}
+    c, pos = supply._c, supply._pos
     flips = []
-    for i, space in enumerate(pog.ids):
-        if pos.neutral[i] or pos.serbia[i]:
+    for i, space in enumerate(c.ids):
+        if pos.neutral[i] or c.serbia[i]:
             continue  # R17, R08, R36, R37; 14.3.6 exception for Serbia
         side = pos.control[i]
-        if side in pos.units_of[i]:
+        if side in pos.units_of.get(i, ()):
             continue
         if state.forts.get(space) in ("intact", "besieged"):
             continue  # 15.1.10: an intact fort keeps its space for its owner
-        if pos.enter[side][i] and reach[side][i]:
+        if supply._space_supplied(side, i):
             continue
         flips.append((space, side))
     events = []
@@ -636,9 +674,6 @@ def attrition(state: PogState) -> list[dict]:
         state.control[space] = new
         level = state.trenches.get(space, 0)
         if level:  # base 11.2.7, R24
-            events.append(_event("trench", "14.3.6", space=space, **{"from": level, "to": level - 1}))
-            if level == 1:
-                del state.trenches[space]
-            else:
-                state.trenches[space] = level - 1
+            left = trenches.lose_level(state, space)
+            events.append(_event("trench", "14.3.6", space=space, **{"from": level, "to": left}))
     return events
