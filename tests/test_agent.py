@@ -16,12 +16,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import TABLES, changes, cli_env, key_seed, run_cli, snapshot, write_key
+from helpers import TABLES, changes, cli_env, key_seed, run_cli, snapshot, spawn_cli, write_key
 
 from pbem import chain, keys, sshsig
 from pbem import ruleset as rulesets
@@ -163,7 +164,9 @@ def cli(args: list, cwd: Path, home: Path, agent: Agent | None = None, **extra_e
     if agent is not None:
         env.update({"SSH_AUTH_SOCK": agent.sock, "SSH_AGENT_PID": str(agent.pid)})
     env.update(extra_env)
-    return run_cli([str(a) for a in args], cwd, env=env)
+    # Commands run side by side (side_by_side's threads) are processes of their own; one at a time, in-process.
+    alone = threading.current_thread() is threading.main_thread()
+    return (run_cli if alone else spawn_cli)([str(a) for a in args], cwd, env=env)
 
 
 def side_by_side(*calls) -> list[tuple[int, str, str]]:

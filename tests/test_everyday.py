@@ -1,8 +1,8 @@
 """Everyday use through the real CLI: keys and files as players' tools make them, what `verify` says
 about roll points, and reading a long log or report.
 
-Games are set up in-process (helpers.setup_game) and every command under test runs as `pbem` in a
-subprocess (helpers.run_cli), as a player would run it.
+Games are set up in-process (helpers.setup_game) and every command under test runs as `pbem`
+(helpers.run_cli: its main() with the arguments, directory, environment and stdin a player's would have).
 """
 
 from __future__ import annotations

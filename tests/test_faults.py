@@ -3,7 +3,8 @@
 The seam is pbem/log.py's fault point: PBEM_FAULT_AT="N:ACTION" kills the real `pbem` at its N-th
 point, or makes that call fail with an errno. After each, the log verifies, one ordinary command
 finishes what was interrupted, and the game reaches the head and outbox/ of an uninterrupted run
-with no signed message lost.
+with no signed message lost. Every run with a fault plan is a subprocess (spawn_cli); the ordinary
+commands that follow run in-process (run_cli), as any later `pbem` would.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import cli_env, copy_game, run_cli, setup_game
+from helpers import cli_env, copy_game, run_cli, setup_game, spawn_cli
 
 from pbem.game import Game
 
@@ -74,7 +75,7 @@ def command_line(scenario: Scenario, table, entry: Path | None) -> list[str]:
 
 def run(table, scenario: Scenario, args: list[str], extra_env: dict) -> tuple[int, str, str]:
     player = table[scenario.player]
-    return run_cli(args, player.dir, env={**cli_env(player.home), **extra_env})
+    return spawn_cli(args, player.dir, env={**cli_env(player.home), **extra_env})
 
 
 def head_and_outbox(player) -> tuple[int, str, dict[str, bytes]]:
@@ -156,7 +157,7 @@ def test_join_recovers_at_every_fault_point(template, tmp_path):
 
     def join(table, extra_env):
         env = {**cli_env(table.root / "alice" / "home2"), **extra_env}
-        return run_cli(args, table.root / "alice", env=env)
+        return (spawn_cli if extra_env else run_cli)(args, table.root / "alice", env=env)
 
     clean = fresh(base, tmp_path / "clean")
     log = tmp_path / "points.log"
@@ -194,7 +195,7 @@ def test_read_commands_work_on_a_read_only_directory(template, tmp_path, command
 
     before = snapshot(bob.dir)
     env = {**cli_env(bob.home), "PBEM_FAULT_AT": "1+:EROFS"}
-    assert run_cli(command, bob.dir, env=env) == expected
+    assert spawn_cli(command, bob.dir, env=env) == expected
     assert snapshot(bob.dir) == before
 
 
@@ -218,7 +219,7 @@ def test_a_disk_that_refuses_every_write_is_one_line_and_changes_nothing(templat
     before = snapshot(player.dir)
     env = {**cli_env(player.home), "PBEM_FAULT_AT": f"1+:{cause}"}
     args = [a.replace("{entry}", str(entry_path)) for a in command]
-    rc, out, err = run_cli(args, player.dir, env=env)
+    rc, out, err = spawn_cli(args, player.dir, env=env)
     assert rc == 7, (rc, out, err)
     assert err.startswith("error: disk: cannot ") and err.count("\n") == 1 and text in err, err
     assert snapshot(player.dir) == before

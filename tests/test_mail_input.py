@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import shutil
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from email import policy, quoprimime
 from email.message import EmailMessage
@@ -288,13 +287,8 @@ def apply_job(player, raw: bytes, mode: str, tmp_path: Path, *extra: str) -> tup
 
 
 def run_jobs(*jobs: tuple) -> list[tuple[int, str, str]]:
-    """Independent CLI runs (separate game directories) side by side: the suite stays short."""
-    def one(job):
-        args, cwd, home, stdin = job
-        return run_cli(args, cwd, home=home, stdin=stdin)
-
-    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-        return list(pool.map(one, jobs))
+    """Independent CLI runs (separate game directories), one after the other, in-process."""
+    return [run_cli(args, cwd, home=home, stdin=stdin) for args, cwd, home, stdin in jobs]
 
 
 def applied(result: tuple[int, str, str], expected: list[Message]) -> None:

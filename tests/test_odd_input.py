@@ -10,7 +10,7 @@ import stat
 import sys
 
 import pytest
-from helpers import GAME_ID, changes, cli_env, copy_game, forge, run_cli, setup_game, snapshot, write
+from helpers import GAME_ID, changes, cli_env, copy_game, forge, run_cli, setup_game, snapshot, spawn_cli, write
 
 from pbem.game import utc_now
 
@@ -152,7 +152,7 @@ def test_running_a_move_again_after_a_crash_does_not_play_it_twice(table, tmp_pa
     journal = next(i for i, line in enumerate(log.read_text().splitlines(), 1)
                    if line.startswith("fsync-dir journal"))
     env = {**cli_env(alice.home), "PBEM_FAULT_AT": f"{journal + 1}:kill"}
-    assert run_cli(["move", "set counter=vp add=1", "pass"], alice.dir, env=env)[0] == -9
+    assert spawn_cli(["move", "set counter=vp add=1", "pass"], alice.dir, env=env)[0] == -9
     rc, out, err = alice.cli("move", "set counter=vp add=1", "pass")
     assert rc == 2 and "was finished and stored instead; nothing new was signed" in err, (out, err)
     assert "Finished an interrupted command" in out

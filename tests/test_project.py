@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -18,9 +19,15 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "freeform-3p" / "game"
 
 
+def measured() -> dict[str, str]:
+    """coverage.py's own variables, when the suite runs under it (README, Quick start): the bare
+    environments below pass them on so their `pbem` is measured too."""
+    return {name: value for name, value in os.environ.items() if name.startswith("COVERAGE_")}
+
+
 def pbem(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+                          stdin=subprocess.DEVNULL, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", **measured()})
 
 
 def test_rules_install_as_pbem_rules_in_this_install():
@@ -100,7 +107,7 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
 def test_long_replays_show_a_progress_bar_on_a_terminal_only():
     command = f"{sys.executable} -m pbem.cli verify --game {EXAMPLE}"
     on_tty = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True, text=True,
-                            env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "COLUMNS": "100"})
+                            env={"PATH": "/usr/bin:/bin", "TERM": "xterm", "COLUMNS": "100", **measured()})
     assert on_tty.returncode == 0
     assert "Verifying" in on_tty.stdout and "100%" in on_tty.stdout
     piped = pbem("verify", "--game", str(EXAMPLE))
