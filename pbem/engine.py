@@ -3,12 +3,14 @@
 The engine is pure: it holds the replay's working state and checks each message against it. It
 reads nothing from disk; callers hand it messages and a way to look up the side messages an entry
 uses. The same code adjudicates a new move, replays a cached game and verifies a disputed log.
+A join or an entry is taken all or nothing: refused, it leaves the engine as it was.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import json
 from dataclasses import dataclass, field
 
@@ -24,19 +26,43 @@ SIDE_RANK = {"reveal": 0, "seal": 1, "unseal": 2, "resign": 3}  # §5: order wit
 
 def canonical_json(data) -> bytes:
     """§8: keys sorted, no insignificant white space, UTF-8, integers only."""
+    in_order = _check_plain(data)
+    # Keys already in order come out the same unsorted; sorting a large table again is the dearest part.
+    return json.dumps(data, sort_keys=not in_order, separators=(",", ":"), ensure_ascii=False).encode()
 
-    def check(value):
-        if isinstance(value, float):
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def _check_plain(data) -> bool:
+    """Refuse (TypeError) a float anywhere in `data`; say whether every table's keys are in order.
+    Level by level, with the type tests done in bulk: a dump is hashed with every entry, and a
+    large one holds tens of thousands of values."""
+    in_order = True
+    level: list = [[data]]
+    while level:
+        values = list(_values(level))
+        kinds = set(map(type, values))
+        if any(issubclass(kind, float) for kind in kinds):
             raise TypeError("a state dump holds no floats (PROTOCOL §8)")
-        if isinstance(value, dict):
-            for item in value.values():
-                check(item)
-        elif isinstance(value, list):
-            for item in value:
-                check(item)
+        if not any(issubclass(kind, _CONTAINERS) for kind in kinds):
+            break
+        level = [value for value in values if isinstance(value, _CONTAINERS)]
+        in_order = in_order and all(_keys_in_order(table) for table in level if isinstance(table, dict))
+    return in_order
 
-    check(data)
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+def _keys_in_order(table: dict) -> bool:
+    keys = list(table)
+    try:
+        return keys == sorted(keys)
+    except TypeError:  # keys that do not compare: json.dumps refuses them when it sorts
+        return False
+
+
+def _values(containers: list):
+    """The values of dicts and the items of lists and tuples, one after the other."""
+    return itertools.chain.from_iterable(c.values() if isinstance(c, dict) else c for c in containers)
 
 
 def state_hash(dump: dict) -> str:
@@ -134,15 +160,21 @@ class Engine:
         return engine
 
     def clone(self) -> Engine:
-        """An independent copy to try a message on: the ruleset state is copied through its dump."""
-        twin = copy.copy(self)
+        """An independent copy for a caller to try messages on or resolve a roll point in."""
+        twin = self._trial()
         twin.joins = {player: dict(join) for player, join in self.joins.items()}
-        twin.last_reveal = dict(self.last_reveal)
-        twin.resigned = dict(self.resigned)
         twin.roll = dataclasses.replace(self.roll, witnesses=list(self.roll.witnesses)) if self.roll else None
         twin.rolls = list(self.rolls)
+        return twin
+
+    def _trial(self) -> Engine:
+        """A copy for one entry to work on: its own state (the ruleset's cheap copy) and the maps an
+        entry changes. It shares what an entry only replaces (the roll point) or never touches."""
+        twin = copy.copy(self)
+        twin.last_reveal = dict(self.last_reveal)
+        twin.resigned = dict(self.resigned)
         if self.started:
-            twin.state = self.ruleset.load(json.loads(canonical_json(self.ruleset.dump(self.state))), self.setup)
+            twin.state = self.ruleset.copy(self.state, self.setup)
         return twin
 
     def state_hash(self) -> str:
@@ -182,11 +214,14 @@ class Engine:
                 f"equivocation: two joins by {message.player} ({known['id'][:12]} and {message.id[:12]})",
                 proof=(known["id"], message.id), **context,
             )
-        self.joins[message.player] = _join_record(message)
-        if not self.missing_joins() and not self.started:
-            self.genesis = chain.genesis([j["id"] for j in self.joins.values()]).hex()
-            self.head_id = self.genesis
-            self.state = self.ruleset.new_state(self.setup)
+        joins = {**self.joins, message.player: _join_record(message)}
+        if self.started or any(m.id not in joins for m in self.charter.participants):
+            self.joins = joins
+            return
+        state = self.ruleset.new_state(self.setup)  # may refuse the charter: then nothing has changed
+        self.joins, self.state = joins, state
+        self.genesis = chain.genesis([j["id"] for j in joins.values()]).hex()
+        self.head_id = self.genesis
 
     # ------------------------------------------------------------------ side messages (§5, §6)
 
@@ -272,13 +307,19 @@ class Engine:
         dice = Dice(Stream(seed))
         while isinstance(self.ruleset.pending(self.state), rules.Chance):
             self.state = self.ruleset.resolve(self.state, dice, None)
-        record = RollRecord(seq, entry, self.charter.dice, list(witnesses), list(values), seed.hex(), dice.draws)
+        return RollRecord(seq, entry, self.charter.dice, list(witnesses), list(values), seed.hex(), dice.draws)
+
+    def _keep(self, records: list[RollRecord]) -> None:
         if self.keep_rolls:
-            self.rolls.append(record)
-        return record
+            self.rolls.extend(records)
 
     def resolve_with(self, reveals: dict[str, Message]) -> RollRecord | None:
         """Resolve the open roll point if every witness's reveal is at hand (for views and moves)."""
+        record = self._resolve_open(reveals)
+        self._keep([record] if record is not None else [])
+        return record
+
+    def _resolve_open(self, reveals: dict[str, Message]) -> RollRecord | None:
         roll = self.roll
         if roll is None or any(w not in reveals for w in roll.witnesses):
             return None
@@ -291,21 +332,39 @@ class Engine:
 
     def apply_entry(self, message: Message, fetch, *, check_state: bool = True,
                     check_signature: bool = True) -> tuple[str, list[RollRecord]]:
-        """Check and apply one chain entry. `fetch(id)` returns a stored side message or None.
+        """Check and apply one chain entry (§5.7). `fetch(id)` returns a stored side message or None.
 
-        Returns the state hash this engine computed and the roll points resolved on the way.
+        All or nothing: the steps run on a trial copy, committed only once every check has passed, so
+        an entry refused at any step leaves this engine exactly as it was. Returns the state hash this
+        engine computed and the roll points resolved on the way.
         """
-        context = message.context()
-        self._check_link(message, check_signature)
-        used = self._gather_uses(message, fetch)
-        consumed_roll = self.roll is not None
-        rolls = self._consume_reveals(message, [u for u in used if u.type == "reveal"])
-        before = self.pending()
-        resigns = [u for u in used if u.type == "resign"]
+        self._check_link(message, check_signature)  # §4: the entry extends this log
+        used = self._gather_uses(message, fetch)  # 1: its uses are here, in order, each usable
+        trial = self._trial()  # everything below changes only the trial
+        consumed_roll = trial.roll is not None
+        rolls = trial._consume_reveals(message, [u for u in used if u.type == "reveal"])  # 2: the open roll
+        before = trial.pending()
+        resigns = trial._apply_resigns(message, [u for u in used if u.type == "resign"])  # 3
+        trial._check_turn(message, before, resigns, consumed_roll, bool(used))  # 4-5: who signs, what
+        trial._apply_orders(message)  # 6
+        computed = trial._hash_state(message, check_state)  # 7
+        rolls.extend(trial._advance_head(message))  # 8: the new head and its roll point
+        vars(self).update(vars(trial))  # commit every field the steps changed, at once
+        self._keep(rolls)
+        return computed, rolls
+
+    def _apply_resigns(self, message: Message, resigns: list[Message]) -> list[Message]:
+        """§5.8: each resign the entry uses takes effect, in uses order."""
         for resign in resigns:
             self.check_resign(resign, True)
             self.resigned[resign.player] = (resign.id, message.fields["seq"])
             self.state = self.ruleset.resign(self.state, resign.player)
+        return resigns
+
+    def _check_turn(self, message: Message, before, resigns: list[Message], consumed_roll: bool,
+                    uses_any: bool) -> None:
+        """§5.7 steps 4-5: the right author, orders only where allowed, and something to apply."""
+        context = message.context()
         expected, only_uses = self._next_signers(message, before, resigns, consumed_roll)
         if message.player not in expected:
             raise IllegalOrder(f"out of turn: the next entry is {' or '.join(expected)}'s",
@@ -313,19 +372,20 @@ class Engine:
         if only_uses and message.orders:
             raise IllegalOrder("this entry may carry only uses", rule="PROTOCOL §5", field="orders", **context)
         binder = self.head_seq == 0 and isinstance(self.pending(), rules.Chance)
-        if not message.orders and not used and "private" not in message.fields and not binder:
+        if not message.orders and not uses_any and "private" not in message.fields and not binder:
             raise IllegalOrder("the entry has nothing to apply", rule="PROTOCOL §5", **context)
-        self._apply_orders(message)
+
+    def _hash_state(self, message: Message, check_state: bool) -> str:
+        """§5.7 step 7: the state is dumped and hashed once per entry, and must match the entry's."""
         self.head_state = canonical_json(self.ruleset.dump(self.state))
         computed = chain.sha256(self.head_state).hex()
         if check_state and computed != message.fields["state"]:
             raise ChainBroken(
                 f"state hash mismatch: the entry says {message.fields['state'][:12]}, "
                 f"this replay computes {computed[:12]}",
-                field="state", **context,
+                field="state", **message.context(),
             )
-        rolls.extend(self._advance_head(message))
-        return computed, rolls
+        return computed
 
     def _advance_head(self, message: Message) -> list[RollRecord]:
         """The entry is the new head: its roll point opens, or with open dice resolves at once (§5)."""
@@ -375,7 +435,7 @@ class Engine:
                                   "(PROTOCOL §5)", field="uses", **message.context())
         for reveal in reveals:
             self.check_reveal(reveal)
-        record = self.resolve_with(by_witness)
+        record = self._resolve_open(by_witness)
         return [record] if record is not None else []
 
     def _next_signers(self, message: Message, before, resigns: list[Message], consumed_roll: bool

@@ -70,9 +70,10 @@ class PathsOfGlory(Ruleset[PogState]):
         return positions.dump(state)
 
     def load(self, data: dict, setup: Setup) -> PogState:
-        loaded = positions.load(data)
-        loaded.setup = setup
-        return loaded
+        return positions.load(data, self.new_state(setup))  # the dump is sparse against the scenario's start
+
+    def copy(self, state: PogState, setup: Setup) -> PogState:
+        return positions.copy(state)
 
     # ------------------------------------------------------------------ the state machine
 
@@ -97,49 +98,52 @@ class PathsOfGlory(Ruleset[PogState]):
 
     def apply(self, state: PogState, player: str, order: Mapping) -> PogState:
         kind = self.check_order(order).kind
-        side = state.active
-        open_action = state.action.get("kind")
-        if open_action == "movement" and kind in ("move", "build_fort"):
-            from . import forts, movement
-
-            activation = movement.Activation.load(state.action["activation"])
-            if kind == "move":
-                movement.move(state, side, {"units": order["units"], "path": order["path"]}, self._supplied(state),
-                              activation)
-            else:
-                space, corps = self._space_field(state, order), order["corps"]
-                build = forts.rebuild_fort if order.get("rebuild") else forts.build_fort
-                from . import supply
-
-                build(state, side, space, corps, activation,
-                      lambda where: supply.compute(state).space_supplied(side, where))
-            state.action["activation"] = activation.dump()
-            return state
-        if kind == "pass" and open_action == "movement":
+        in_movement = state.action.get("kind") == "movement"
+        if kind in ("move", "build_fort") and not in_movement:
+            raise IllegalOrder(f"{kind} belongs to a movement action: 'activate' spaces first", rule="14.1.1.1",
+                               field="kind")
+        if kind not in self._kinds_now(state):  # 8.1.4: one action at a time; pass ends a movement action
+            raise IllegalOrder(f"{kind} is not an order now: {self._prompt(state)}", rule="8.1.4", field="kind")
+        if kind == "pass":
             self._end_action(state)
-            return state
-        if kind in ("move", "build_fort"):
-            raise IllegalOrder(f"{kind} belongs to a movement action: 'activate' spaces first", rule="14.1.1.1")
-        if kind == "activate":
-            from . import movement
+        elif in_movement:
+            self._within_movement(state, kind, order)
+        else:
+            self._new_action(state, kind, order)
+        return state
 
+    def _within_movement(self, state: PogState, kind: str, order: Mapping) -> None:
+        """A move (11) or a fort built before any move (15.4) inside the open movement action."""
+        from . import forts, movement, supply
+
+        side = state.active
+        activation = movement.Activation.load(state.action["activation"])
+        if kind == "move":
+            movement.move(state, side, {"units": order["units"], "path": order["path"]}, self._supplied(state),
+                          activation)
+        else:
+            build = forts.rebuild_fort if order.get("rebuild") else forts.build_fort
+            build(state, side, self._space_field(state, order), order["corps"], activation,
+                  lambda where: supply.compute(state).space_supplied(side, where))
+        state.action["activation"] = activation.dump()
+
+    def _new_action(self, state: PogState, kind: str, order: Mapping) -> None:
+        """8.1.4 without cards: activate for movement, an economic action (sieges), or a political one."""
+        from . import movement, supply
+
+        if kind == "activate":
             spaces = order["spaces"]
             if not spaces:
                 raise IllegalOrder("name the spaces to activate: activate spaces=aachen,koblenz", rule="14.1.1.1",
                                    field="spaces")
-            self._refuse_medina(state, side, spaces)
-            activation = movement.activate_for_movement(state, side, spaces, self._supplied(state))
+            self._refuse_medina(state, state.active, spaces)
+            activation = movement.activate_for_movement(state, state.active, spaces, self._supplied(state))
             state.action = {"kind": "movement", "activation": activation.dump()}
         elif kind == "economic":
             state.action = {"kind": "economic"}  # the sieges are rolled at this entry's roll point
-        elif kind == "political":
-            from . import supply
-
+        else:  # political: attrition for both sides (14.3.6)
             supply.attrition(state)
             self._end_action(state)
-        else:  # a pass action
-            self._end_action(state)
-        return state
 
     def _refuse_medina(self, state: PogState, side: str, spaces: list) -> None:
         """14.1.8: Turkish units in Medina's special supply are never activated for movement."""
@@ -210,9 +214,13 @@ class PathsOfGlory(Ruleset[PogState]):
         step = self.pending(state)
         if not isinstance(step, Decision) or player not in step.players:
             return []
-        now = ("move", "build_fort", "pass") if state.action.get("kind") == "movement" else \
-            ("activate", "economic", "political", "pass")
-        return [self.order_kinds[kind] for kind in now]
+        return [self.order_kinds[kind] for kind in self._kinds_now(state)]
+
+    def _kinds_now(self, state: PogState) -> tuple[str, ...]:
+        """8.1.4: within a movement action its moves (and forts, 15.4) or pass; else a new action."""
+        if state.action.get("kind") == "movement":
+            return ("move", "build_fort", "pass")
+        return ("activate", "economic", "political", "pass")
 
     def views(self, state: PogState) -> dict:
         from . import views

@@ -1,17 +1,19 @@
 """The Paths of Glory position: everything the rules read and change, and nothing else.
 
 Rule cases set a position directly (`position_from_case`); a game starts from the 1914 set-up
-(`initial_position`). The dump is the public state PROTOCOL §8 hashes: plain, sorted, integers only.
+(`initial_position`). The dump is the public state PROTOCOL §8 hashes: plain, sorted, integers only,
+and sparse: control and forts only where they differ from the position the game started from.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
+from types import MappingProxyType
 from typing import TYPE_CHECKING
+
+from pbem import datafile
 
 from .data import NO_VARIANTS, PogMap, Unit, load_map, load_setup, load_units
 
@@ -24,12 +26,27 @@ FORT_STATES = ("intact", "besieged", "destroyed")
 
 @lru_cache(maxsize=1)
 def calendar() -> tuple[dict, ...]:
-    with resources.files(__package__).joinpath("data", "calendar.toml").open("rb") as handle:
-        return tuple(tomllib.load(handle)["turns"])
+    return tuple(datafile.load(__package__, "calendar.toml")["turns"])
 
 
 def enemy(side: str) -> str:
     return "cp" if side == "ap" else "ap"
+
+
+@dataclass(frozen=True)
+class Start:
+    """Control and fort states where the game started (its scenario's position, or a rule case's):
+    the dump records only what differs from them. Read-only, shared by every copy and load."""
+
+    control: Mapping[str, str]
+    forts: Mapping[str, str]
+
+    @classmethod
+    def of(cls, state: PogState) -> Start:
+        return cls(MappingProxyType(dict(state.control)), MappingProxyType(dict(state.forts)))
+
+
+NO_START = Start(MappingProxyType({}), MappingProxyType({}))  # a bare PogState: its dump is complete
 
 
 @dataclass
@@ -59,6 +76,8 @@ class PogState:
     action: dict = field(default_factory=dict)  # the open action: kind, activated spaces, moved units
     # Who commands each side, from the charter: not part of the position, so neither dumped nor compared.
     setup: Setup | None = field(default=None, compare=False, repr=False)
+    # Where the game started, which the dump is sparse against: a fact of the game, not of the position.
+    start: Start = field(default=NO_START, compare=False, repr=False)
 
     # ------------------------------------------------------------------ facts of the map and units
 
@@ -134,6 +153,7 @@ def initial_position(variants: frozenset[str] = NO_VARIANTS) -> PogState:
     for trench in setup.trenches:
         state.trenches[trench.space] = trench.level
     state.forts = {space: "intact" for i, space in enumerate(pog_map.ids) if pog_map.fort[i]}
+    state.start = Start.of(state)
     return state
 
 
@@ -177,6 +197,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.commitment.update(position.get("commitment", {}))
     state.events |= set(position.get("events", []))
     state.active = position.get("active", state.active)
+    state.start = Start.of(state)
     return state
 
 
@@ -187,13 +208,15 @@ def _space(state: PogState, text: str) -> str:
 
 
 def dump(state: PogState) -> dict:
+    """The public position: control and forts as changes from `state.start` (a fort no longer there
+    is null), everything else in full. The map and every other fixed fact stay out."""
     return {
         "variants": sorted(state.variants),
         "turn": state.turn,
         "at_war": sorted(state.at_war),
-        "control": dict(sorted(state.control.items())),
+        "control": _changes(state.control, state.start.control),
         "units": {u: [s.space, int(s.reduced), s.oos] for u, s in sorted(state.units.items())},
-        "forts": dict(sorted(state.forts.items())),
+        "forts": _changes(state.forts, state.start.forts),
         "trenches": dict(sorted(state.trenches.items())),
         "war_status": dict(sorted(state.war_status.items())),
         "commitment": dict(sorted(state.commitment.items())),
@@ -206,12 +229,52 @@ def dump(state: PogState) -> dict:
     }
 
 
-def load(data: dict) -> PogState:
+def _changes(now: Mapping[str, str], start: Mapping[str, str]) -> dict[str, str | None]:
+    """What `now` holds that `start` does not, sorted; None for a key `now` no longer has."""
+    changed: dict[str, str | None] = {key: value for key, value in now.items() if start.get(key) != value}
+    changed.update((key, None) for key in start if key not in now)
+    return dict(sorted(changed.items()))
+
+
+def _apply_changes(start: Mapping[str, str], changes: Mapping[str, str | None]) -> dict[str, str]:
+    result = dict(start)
+    for key, value in changes.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = value
+    return result
+
+
+def load(data: dict, started: PogState) -> PogState:
+    """The position `data` describes, in the game that began at `started` (its setup and start)."""
     return PogState(
         variants=frozenset(data["variants"]), turn=data["turn"], at_war=set(data["at_war"]),
-        control=dict(data["control"]),
+        control=_apply_changes(started.start.control, data["control"]),
         units={u: UnitState(space, bool(reduced), oos) for u, (space, reduced, oos) in data["units"].items()},
-        forts=dict(data["forts"]), trenches=dict(data["trenches"]), war_status=dict(data["war_status"]),
-        commitment=dict(data["commitment"]), events=set(data["events"]), built_forts=dict(data["built_forts"]),
-        removed=set(data["removed"]), active=data["active"], round=data["round"], action=dict(data["action"]),
+        forts=_apply_changes(started.start.forts, data["forts"]), trenches=dict(data["trenches"]),
+        war_status=dict(data["war_status"]), commitment=dict(data["commitment"]), events=set(data["events"]),
+        built_forts=dict(data["built_forts"]), removed=set(data["removed"]), active=data["active"],
+        round=data["round"], action=_plain_copy(data["action"]), setup=started.setup, start=started.start,
     )
+
+
+def copy(state: PogState) -> PogState:
+    """An independent position: its own containers and unit states; the variants, setup and start
+    (never changed) are shared, and the map is not in the state at all."""
+    return replace(
+        state, at_war=set(state.at_war), control=dict(state.control),
+        units={u: UnitState(s.space, s.reduced, s.oos) for u, s in state.units.items()},
+        forts=dict(state.forts), trenches=dict(state.trenches), war_status=dict(state.war_status),
+        commitment=dict(state.commitment), events=set(state.events), built_forts=dict(state.built_forts),
+        removed=set(state.removed), action=_plain_copy(state.action),
+    )
+
+
+def _plain_copy(value):
+    """A deep copy of JSON-like data (the open action): tables and lists copied, the rest shared."""
+    if isinstance(value, dict):
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain_copy(item) for item in value]
+    return value

@@ -1,0 +1,85 @@
+"""The Paths of Glory position as the engine handles it: a sparse dump (PROTOCOL §8: hashed into
+every entry, so only what play changes) that loads back to the same position, and a cheap copy
+that shares nothing a rule may change."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from pbem.rules.paths_of_glory import ruleset
+from pbem.rules.paths_of_glory import state as positions
+from pbem.rules.paths_of_glory.forts import destroy_fort
+
+from pbem.engine import canonical_json
+from pbem.game import Game
+from pbem.ruleset import Seat, Setup
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
+SETUP = Setup("august_1914", (Seat("alice", ("ap",), "player"), Seat("bob", ("cp",), "player")))
+
+
+def round_trip(state: positions.PogState, setup: Setup) -> positions.PogState:
+    return ruleset.load(json.loads(canonical_json(ruleset.dump(state))), setup)
+
+
+def test_the_1914_dump_holds_no_control_or_fort_it_started_with():
+    state = ruleset.new_state(SETUP)
+    dump = ruleset.dump(state)
+    assert dump["control"] == {} and dump["forts"] == {}
+    state.control["liege"] = "cp"
+    state.forts["liege"] = "besieged"
+    assert ruleset.dump(state)["control"] == {"liege": "cp"}
+    assert ruleset.dump(state)["forts"] == {"liege": "besieged"}
+
+
+def test_a_played_position_loads_back_from_its_dump():
+    """The example's head: Liege besieged, Libau turned over by attrition, a corps eliminated."""
+    engine = Game(EXAMPLE).replay()
+    state = engine.state
+    assert ruleset.dump(state)["control"]["libau"] == "cp"
+    loaded = round_trip(state, engine.setup)
+    assert loaded == state and ruleset.dump(loaded) == ruleset.dump(state)
+    assert loaded.setup is engine.setup
+
+
+def test_a_fort_gone_since_the_start_is_dumped_as_null_and_stays_gone():
+    """15.4: a fort built under 15.4 and then destroyed simply goes."""
+    case = {"forts": {"amiens": "intact"}, "built_forts": {"amiens": 1}}
+    state = positions.position_from_case(case)
+    destroy_fort(state, "amiens")
+    assert "amiens" not in state.forts and ruleset.dump(state)["forts"] == {"amiens": None}
+    loaded = positions.load(json.loads(canonical_json(positions.dump(state))), positions.position_from_case(case))
+    assert loaded == state and "amiens" not in loaded.forts
+
+
+IMMUTABLE = (frozenset, str, int, bool, type(None), Setup, positions.Start)
+
+
+def test_a_copy_shares_only_what_never_changes():
+    original = Game(EXAMPLE).replay().state
+    copied = ruleset.copy(original, SETUP)
+    assert copied == original
+    for spec in dataclasses.fields(positions.PogState):
+        mine, theirs = getattr(copied, spec.name), getattr(original, spec.name)
+        assert mine is not theirs or isinstance(mine, IMMUTABLE), spec.name
+    assert all(copied.units[u] is not original.units[u] for u in original.units)
+
+
+def test_changing_a_copy_leaves_the_original_as_it_was():
+    original = ruleset.new_state(SETUP)
+    original.action = {"kind": "movement", "activation": {"side": "cp", "moved": []}}
+    before = canonical_json(ruleset.dump(original))
+    copied = ruleset.copy(original, SETUP)
+    copied.control["liege"] = "cp"
+    copied.forts["liege"] = "destroyed"
+    copied.units["ge_1_army"].space = "liege"
+    copied.units["ge_1_army"].reduced = True
+    copied.action["activation"]["moved"].append("ge_1_army")
+    for name in ("at_war", "events", "removed"):
+        getattr(copied, name).add("it")
+    for name in ("trenches", "built_forts", "war_status"):
+        getattr(copied, name)["liege"] = 1
+    copied.commitment["cp"] = "total_war"
+    assert canonical_json(ruleset.dump(original)) == before
