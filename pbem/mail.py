@@ -177,13 +177,18 @@ def thread_id(game: str, charter_digest: str) -> str:
     return f"<pbem.{game}.{charter_digest[:16]}@pbem.invalid>"
 
 
+SUBJECT_WIDTH = 69  # "Subject: " and this within 78 columns: a longer header is folded, a space kept
+
+
 def subject(message, summary: str) -> str:
-    """One line, whatever the orders hold: a header may not contain a line break, so a note's
-    newlines and other control characters become spaces."""
+    """One short line, whatever the orders hold: a header may not contain a line break, so a note's
+    newlines and other control characters become spaces, and a long summary is cut with an ellipsis
+    (the mail's body holds every order)."""
     what = f"seq {message.seq} from {message.player}" if message.type == "move" else \
         f"{message.type} from {message.player}" + (f" for seq {message.seq}" if message.seq else "")
     line = f"[pbem {message.game}] {what}: {summary}" if summary else f"[pbem {message.game}] {what}"
-    return LINE_BREAKING.sub(" ", line)
+    line = LINE_BREAKING.sub(" ", line)
+    return line if len(line) <= SUBJECT_WIDTH else line[:SUBJECT_WIDTH - 1] + "…"
 
 
 def compose(message, *, sender: str, recipients: list[str], summary: str, charter_digest: str) -> EmailMessage:

@@ -5,18 +5,19 @@ booleans or lists of text. On the command line it is written `KIND key=value …
 by the type its ruleset declares for that field (`OrderKind`):
 
     roll dice=2d6+1 purpose="attack on Verdun" table=morale
-    activate spaces=aachen,koblenz          a list: comma-separated, or a TOML array ["a", "b"]
+    activate spaces=aachen,koblenz          a list: comma-separated, or an array ["a", "b"]
     set counter=vp add=-1                   an integer
     build_fort space=metz corps=ge_corps_4 rebuild=true
 
-`text(order, kinds)` writes an order in exactly this form, so `parse(text(order)) == order` for
-every order a ruleset accepts: what the log shows can be typed back.
+A value is a bare word, or a quoted string as TOML writes one: "…" with backslash escapes
+(\\" \\\\ \\n \\t \\u00e9) or '…' taken literally; a whole `"key=value"` may be quoted too. `text(order)`
+writes an order in exactly this form, on one line, so `parse(text(order)) == order` for every order
+a ruleset accepts: what the log shows can be typed back.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 import tomllib
 from collections.abc import Mapping
 from typing import Any
@@ -25,8 +26,9 @@ from .errors import UsageError
 from .ruleset import FieldSpec, OrderKind
 
 BARE = re.compile(r"[A-Za-z0-9_.,:+\-/@#%^~*]+").fullmatch  # a value written without quotes
-SPLIT = " \t\r\n"  # the white space shlex splits at
 BARE_ITEM = re.compile(r"[\w.:+\-/@#%^~*']([\w.:+\-/@#%^~*' ]*[\w.:+\-/@#%^~*'])?").fullmatch  # no edge spaces
+SPLIT = " \t\r\n"
+TRUE, FALSE = ("true", "yes", "on"), ("false", "no", "off")
 
 
 def parse(text: str, kinds: Mapping[str, OrderKind]) -> dict:
@@ -34,26 +36,29 @@ def parse(text: str, kinds: Mapping[str, OrderKind]) -> dict:
     words = _words(text)
     if not words:
         raise UsageError("empty order", field="ORDER")
-    order: dict[str, Any] = {"kind": _unquoted(words[0], text)}
+    order: dict[str, Any] = {"kind": _word(words[0], text)}
     kind = kinds.get(order["kind"])
     for word in words[1:]:
-        key, sep, raw = word.partition("=")
+        key, sep, raw = (_word(word, text) if word[0] in "'\"" else word).partition("=")
         if not sep or not key:
             example = f"; for example: {kind.example}" if kind else ""
-            raise UsageError(f"expected key=value in order {text!r}, got {word!r}{example}", field="ORDER")
-        value = raw if raw.startswith("[") else _unquoted(raw, text)
-        order[key] = _value(value, kind.field(key) if kind else None, key)
+            raise UsageError(f"expected key=value in order {text!r}, got {word!r} (quote each whole order as one "
+                             f"argument){example}", field="ORDER")
+        if key in order:
+            raise UsageError(f"{key} is given twice in order {text!r}", field="ORDER")
+        value = raw if raw[:1] == "[" else _word(raw, text)
+        order[key] = _value(value, kind.field(key) if kind else None, raw)
     return order
 
 
 def _words(text: str) -> list[str]:
     """The words of an order: split at white space outside quotes and outside a value's [ … ] array,
-    quotes and escapes kept (so `spaces=["aachen", "koblenz"]` is one word), as shlex would split."""
+    quotes and escapes kept (so `spaces=["aachen", "koblenz"]` is one word)."""
     words, current, quote, depth, escaped = [], "", "", 0, False
     for index, char in enumerate(text):
         if escaped:
             escaped = False
-        elif char == "\\" and quote != "'":
+        elif char == "\\" and quote == '"':
             escaped = True
         elif quote:
             quote = "" if char == quote else quote
@@ -68,43 +73,52 @@ def _words(text: str) -> list[str]:
             current = ""
             continue
         current += char
-    if quote or depth:
-        raise UsageError(f"cannot read the order {text!r}: an unclosed {quote or '['}; quote a value with an "
-                         "apostrophe in double quotes: text=\"don't\"", field="ORDER")
+    if quote:
+        raise UsageError(f"cannot read the order {text!r}: a {quote} is not closed; an apostrophe inside a value "
+                         "wants double quotes: text=\"don't\"", field="ORDER")
+    if depth:
+        raise UsageError(f"cannot read the order {text!r}: a [ is not closed", field="ORDER")
     return [word for word in [*words, current] if word]
 
 
-def _unquoted(word: str, text: str) -> str:
+def _word(word: str, text: str) -> str:
+    """A bare word as it stands, or a quoted one decoded as a TOML string ('…' literally; in "…" a
+    line break or other control character typed raw counts as its escape)."""
+    if word[:1] not in ("'", '"'):
+        return word
+    if word[0] == "'" and word[-1:] == "'" and len(word) > 1:
+        return word[1:-1]
+    escaped = re.sub(r"[\x00-\x08\x0a-\x1f\x7f]", lambda raw: f"\\u{ord(raw.group()):04x}", word)
     try:
-        return "".join(shlex.split(word)) if word else ""
-    except ValueError as exc:  # a stray backslash at the end
-        raise UsageError(f"cannot read the order {text!r}: {exc}", field="ORDER") from None
+        found = tomllib.loads(f"v = {escaped}")["v"]
+    except ValueError:
+        found = None
+    if not isinstance(found, str):
+        raise UsageError(f"cannot read {word!r} in order {text!r}: a quoted value is one whole TOML string such as "
+                         "\"attack on Verdun\" or 'C:\\path'", field="ORDER")
+    return found
 
 
-def _value(value: str, spec: FieldSpec | None, key: str):
+def _value(value: str, spec: FieldSpec | None, raw: str):
     if spec is None:
-        return _toml_or_text(value)
+        return value if raw[:1] in ("'", '"') else _toml_or_text(value)
     if spec.type == "list":
-        if value.startswith("["):
-            found = _toml_or_text(value)
-            if not isinstance(found, list):
-                raise UsageError(f"{key}: {value!r} is not a list such as a,b or [\"a\", \"b\"]", field="ORDER")
-            return found
-        return [item.strip() for item in value.split(",") if item.strip()]
+        return _list(value, raw)
     if spec.type == "int":
-        return _integer(value, key)
-    if spec.type == "bool":
-        if value.lower() not in ("true", "false", "yes", "no", "on", "off"):
-            raise UsageError(f"{key} is true or false, not {value!r}", field="ORDER")
-        return value.lower() in ("true", "yes", "on")
-    return value
+        found = _toml_or_text(value)
+        return found if isinstance(found, int) and not isinstance(found, bool) else value
+    if spec.type == "bool" and value.lower() in TRUE + FALSE:
+        return value.lower() in TRUE
+    return value  # text, or a value of the wrong type: the ruleset refuses it by its rule, naming the field
 
 
-def _integer(value: str, key: str) -> int | str:
-    found = _toml_or_text(value)
-    if isinstance(found, int) and not isinstance(found, bool):
-        return found
-    return value  # the ruleset refuses it by its rule, naming the field
+def _list(value: str, raw: str) -> list:
+    if raw[:1] == "[":
+        found = _toml_or_text(value)
+        if isinstance(found, list):
+            return found
+        value = value[1:-1]  # [aachen, koblenz]: bare items in brackets
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 def _toml_or_text(value: str):
@@ -115,13 +129,13 @@ def _toml_or_text(value: str):
 
 
 def text(order: Mapping, kinds: Mapping[str, OrderKind]) -> str:
-    """The order in its text form: declared fields in declared order, then any others."""
+    """The order in its text form, on one line: declared fields in declared order, then any others."""
     kind = kinds.get(str(order.get("kind")))
     declared = [spec.name for spec in kind.fields] if kind else []
     keys = [key for key in declared if key in order] + [key for key in order if key not in declared and key != "kind"]
-    words = [str(order.get("kind"))]
+    words = [_quoted(str(order.get("kind")))]
     for key in keys:
-        words.append(f"{key}={_written(order[key], kind.field(key) if kind else None)}")
+        words.append(f"{_quoted(str(key))}={_written(order[key], kind.field(key) if kind else None)}")
     return " ".join(words)
 
 
@@ -131,29 +145,28 @@ def _written(value, spec: FieldSpec | None) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, list):
-        if spec is not None and spec.type == "list" and all(isinstance(v, str) and BARE_ITEM(v) for v in value) \
-                and value and not any("," in v for v in value):
+        if spec is not None and spec.type == "list" and value and all(
+                isinstance(v, str) and BARE_ITEM(v) and "," not in v for v in value):
             return _quoted(",".join(value))
-        return _quoted(_toml_array(value))
+        return _toml_array(value)
     if spec is None and isinstance(value, str) and _toml_or_text(value) != value:
-        return _quoted(_toml_string(value))  # an undeclared field: keep "12" text, not the integer 12
+        return _toml_string(value)  # an undeclared field: keep "12" text, not the integer 12
     return _quoted(str(value))
 
 
 def _quoted(value: str) -> str:
-    if BARE(value):
-        return value
-    return '"' + re.sub(r'(["\\])', r"\\\1", value) + '"'  # inside double quotes shlex unescapes only these
+    return value if BARE(value) else _toml_string(value)
 
 
 def _toml_string(value: str) -> str:
-    """A TOML basic string: quotes and backslashes escaped, and every control character TOML forbids raw."""
-    return '"' + re.sub(r'["\\\x00-\x08\x0a-\x1f\x7f]', _toml_escape, value) + '"'
+    """A TOML basic string on one line: quotes, backslashes and every control character escaped."""
+    return '"' + re.sub(r'["\\\x00-\x1f\x7f]', _toml_escape, value) + '"'
 
 
 def _toml_escape(found: re.Match) -> str:
     char = found.group()
-    return "\\" + char if char in '"\\' else f"\\u{ord(char):04x}"
+    named = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return named.get(char, f"\\u{ord(char):04x}")
 
 
 def _toml_array(values: list) -> str:
@@ -169,13 +182,14 @@ def _toml_array(values: list) -> str:
 
 
 def template(kinds: list[OrderKind], heading: str) -> str:
-    """What `pbem move --edit` opens: valid TOML whose comments show each legal order as a table."""
-    lines = [f"# {heading}", "# Uncomment and fill one [[orders]] table per order, in the order they are to apply.",
-             "# Lines starting with # are ignored; saving the file unchanged signs nothing.", ""]
+    """What `pbem move --edit` opens: valid TOML whose comments show each legal order as a table.
+    Help lines start with ##, examples with #, so uncommenting a whole example gives TOML."""
+    lines = [f"## {heading}", "## Uncomment and fill one [[orders]] table per order, in the order they apply.",
+             "## Lines starting with # are ignored; saving the file unchanged signs nothing.", ""]
     for kind in kinds:
-        lines.append(f"# {kind.kind}: {kind.help} (rule {kind.rule})")
+        lines.append(f"## {kind.kind}: {kind.help} (rule {kind.rule})")
         for spec in kind.fields:
-            lines.append(f"#   {spec.name}: {spec.type}{'' if spec.required else ', optional'}. {spec.help}")
+            lines.append(f"##   {spec.name}: {spec.type}{'' if spec.required else ', optional'}. {spec.help}")
         lines.append("# [[orders]]")
         lines.extend(f"# {line}" for line in _as_toml(parse(kind.example, {kind.kind: kind})))
         lines.append("")

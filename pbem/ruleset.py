@@ -110,10 +110,13 @@ class OptionSpec:
     @classmethod
     def from_data(cls, option_id: str, table: Mapping) -> OptionSpec:
         known = {"default", "rule", "help", "type", "choices", "requires", "excludes"}
-        if set(table) - known or not {"default", "rule", "help"} <= set(table):
-            raise datafile.DataFileError(f"option {option_id}: keys are {', '.join(sorted(known))}", field="options")
+        lists = [table.get(key, []) for key in ("choices", "requires", "excludes")]
+        if set(table) - known or not {"default", "rule", "help"} <= set(table) or \
+                not all(isinstance(items, list) for items in lists):
+            raise datafile.DataFileError(f"option {option_id}: keys are {', '.join(sorted(known))}; choices, "
+                                         "requires and excludes are lists", field="options")
         spec = cls(option_id, table["default"], table["rule"], table["help"], table.get("type", "bool"),
-                   tuple(table.get("choices", ())), tuple(table.get("requires", ())), tuple(table.get("excludes", ())))
+                   *(tuple(items) for items in lists))
         spec.check(spec.default)
         return spec
 
@@ -121,50 +124,96 @@ class OptionSpec:
         """The value if this option may take it; else a UsageError naming the option and its rule."""
         wanted = OPTION_TYPES.get(self.type)
         if wanted is None or not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
-            raise UsageError(f"option {self.id} takes a {self.type} value, not {value!r}", rule=self.rule,
-                             field=f"options.{self.id}")
+            raise UsageError(f"option {self.id} is {_OPTION_WORDS.get(self.type, self.type)}, not {value!r}",
+                             rule=self.rule, field=f"options.{self.id}")
         if self.choices and value not in self.choices:
             raise UsageError(f"option {self.id} is one of {', '.join(map(str, self.choices))}, not {value!r}",
                              rule=self.rule, field=f"options.{self.id}")
         return value
 
-    def holds(self, condition: str, chosen: Mapping[str, Any]) -> bool:
-        name, sep, value = condition.partition("=")
-        return chosen.get(name) == value if sep else chosen.get(name) is True
+    def parse(self, text: str) -> Any:
+        """A value typed on the command line (`--option ID=VALUE`; a bare `--option ID` is on), checked."""
+        if self.type == "bool":
+            words = {"": True, **dict.fromkeys(("on", "true", "yes"), True), **dict.fromkeys(("off", "false", "no"),
+                                                                                               False)}
+            return self.check(words.get(text.lower(), text))
+        if self.type == "int":
+            return self.check(int(text) if re.fullmatch(r"[+-]?\d{1,18}", text) else text)
+        return self.check(text)
+
+
+_OPTION_WORDS = {"bool": "on or off", "int": "a whole number", "text": "text", "choice": "a choice"}
+
+
+def _holds(condition: str, chosen: Mapping[str, Any]) -> bool:
+    """Is `id` on, or does `id=value` match the option's value (read by its type)?"""
+    name, sep, wanted = condition.partition("=")
+    value = chosen.get(name)
+    if not sep:
+        return value is True
+    if isinstance(value, bool):
+        return value == (wanted.lower() in ("on", "true", "yes"))
+    return str(value) == wanted
+
+
+def _in_force(spec: OptionSpec, chosen: Mapping[str, Any]) -> bool:
+    """A switch counts when on; an option with a value always counts."""
+    return spec.type != "bool" or chosen[spec.id] is True
 
 
 def resolve_options(specs: Mapping[str, OptionSpec], written: Mapping[str, Any]) -> dict[str, Any]:
     """Every option's value for a charter that wrote `written`: defaults filled in, each value checked.
 
-    A default gives way to an option the charter turned on that excludes it (writing
-    italy_19_1_1 = true turns off 19.1's default); two options the charter wrote that conflict, or one
-    whose requirement is unmet, are refused naming both rules."""
+    A default switch gives way to an option the charter wrote that excludes it, or that it excludes
+    (writing italy_19_1_1 = true turns off 19.1's default); options the charter wrote that conflict,
+    and a requirement left unmet, are refused naming both rules."""
     for name in written:
         if name not in specs:
             raise UsageError(f"no option {name!r} (see 'pbem rules')", field=f"options.{name}")
     chosen = {name: spec.check(written[name]) if name in written else spec.default for name, spec in specs.items()}
-    for name in written:
-        for excluded in specs[name].excludes:
-            other = excluded.partition("=")[0]
-            if specs[name].holds(name, chosen) and other not in written and other in specs:
-                chosen[other] = False if specs[other].type == "bool" else chosen[other]
     for spec in specs.values():
-        if chosen[spec.id] is True or (spec.type != "bool" and spec.id in written):
+        for excluded in spec.excludes:
+            _give_way(spec, excluded, chosen, written, specs)
+    for spec in specs.values():
+        if _in_force(spec, chosen):
             _check_relations(spec, chosen, specs)
     return chosen
 
 
+def _give_way(spec: OptionSpec, excluded: str, chosen: dict, written: Mapping, specs: Mapping[str, OptionSpec]) -> None:
+    other = specs.get(excluded.partition("=")[0])
+    if other is None or not _in_force(spec, chosen) or not _holds(excluded, chosen):
+        return
+    if spec.id in written and other.id not in written and other.type == "bool":
+        chosen[other.id] = False
+    elif other.id in written and spec.id not in written and spec.type == "bool":
+        chosen[spec.id] = False
+
+
 def _check_relations(spec: OptionSpec, chosen: Mapping[str, Any], specs: Mapping[str, OptionSpec]) -> None:
     for needed in spec.requires:
-        if not spec.holds(needed, chosen):
+        if not _holds(needed, chosen):
             other = specs.get(needed.partition("=")[0])
             raise UsageError(f"option {spec.id} (rule {spec.rule}) needs {needed}"
                              + (f" (rule {other.rule})" if other else ""), field=f"options.{spec.id}")
     for excluded in spec.excludes:
-        if spec.holds(excluded, chosen):
+        if _holds(excluded, chosen):
             other = specs.get(excluded.partition("=")[0])
             raise UsageError(f"option {spec.id} (rule {spec.rule}) cannot be played with {excluded}"
                              + (f" (rule {other.rule})" if other else ""), field=f"options.{spec.id}")
+
+
+def check_declared_options(specs: Mapping[str, OptionSpec]) -> None:
+    """A ruleset's options name only options it declares, and its defaults agree with each other."""
+    for spec in specs.values():
+        for condition in spec.requires + spec.excludes:
+            if condition.partition("=")[0] not in specs:
+                raise datafile.DataFileError(f"option {spec.id} names no declared option in {condition!r}",
+                                             field="options")
+    try:
+        resolve_options(specs, {})
+    except UsageError as exc:
+        raise datafile.DataFileError(f"the default options conflict: {exc.message}", field="options") from None
 
 
 # ------------------------------------------------------------------------------------- order kinds
@@ -195,11 +244,13 @@ class OrderKind:
 
     @classmethod
     def from_data(cls, kind: str, table: Mapping) -> OrderKind:
+        if set(table) - {"rule", "help", "example", "fields"} or not {"rule", "help"} <= set(table):
+            raise datafile.DataFileError(f"order {kind}: keys are rule, help, example and fields", field="orders")
         fields = []
         for name, spec in table.get("fields", {}).items():
-            if spec.get("type") not in FIELD_TYPES:
-                raise datafile.DataFileError(f"order {kind}: field {name} has no type among {FIELD_TYPES}",
-                                             field="orders")
+            if spec.get("type") not in FIELD_TYPES or set(spec) - {"type", "optional", "help"}:
+                raise datafile.DataFileError(f"order {kind}: field {name} has a type among {', '.join(FIELD_TYPES)} "
+                                             "and may say optional and help", field="orders")
             fields.append(FieldSpec(name, spec["type"], not spec.get("optional", False), spec.get("help", "")))
         return cls(kind, table["rule"], table["help"], tuple(fields), table.get("example", kind))
 
@@ -229,9 +280,12 @@ class OrderKind:
 _TYPE_WORDS = {"text": "text", "int": "a whole number", "bool": "true or false", "list": "a list of names"}
 
 
+INT64 = (-(2**63), 2**63 - 1)  # what a message may carry (protocol §3.3)
+
+
 def _of_type(value: Any, kind: str) -> bool:
     if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) and INT64[0] <= value <= INT64[1]
     if kind == "bool":
         return isinstance(value, bool)
     if kind == "list":
@@ -253,7 +307,8 @@ class Ruleset(Generic[S]):
         then `dump` (hashed into the entry's state field); then `pending`: if it is a `Chance`, the
         entry opens a roll point and, once its witnesses have revealed, `resolve` is called with the
         dice until `pending` is no longer a `Chance`.
-      trying a move before it is signed: `copy`, then the same calls on the copy.
+      every entry is applied to a `copy` (kept only if the whole entry is legal), and every trial of
+        a move before it is signed works on one: `copy` runs once per entry, so it must be cheap.
     Every method but `apply`, `resolve` and `resign` leaves the state as it found it. A method that
     refuses raises a typed error: `IllegalOrder` naming the rule (exit 1), `UsageError` for a
     charter the ruleset cannot play (exit 2). No method reads a file or the clock, or draws a die
@@ -265,15 +320,20 @@ class Ruleset(Generic[S]):
 
     def __init__(self) -> None:
         spec = self.declaration()
-        self.version: str = spec["version"]
-        self.title: str = spec["title"]
+        try:
+            self.version: str = spec["version"]
+            self.title: str = spec["title"]
+            scenarios = spec.get("scenarios", {})
+            self._scenarios: dict[str, str] = {name: table["title"] for name, table in scenarios.items()}
+        except (KeyError, TypeError) as exc:
+            raise datafile.DataFileError(f"{self.id}'s declaration lacks {exc}", field="ruleset.toml") from None
         self.sides: tuple[str, ...] = tuple(spec.get("sides", ()))
         self.options: dict[str, OptionSpec] = {
             name: OptionSpec.from_data(name, table) for name, table in spec.get("options", {}).items()}
+        check_declared_options(self.options)
         self.order_kinds: dict[str, OrderKind] = {
             kind: OrderKind.from_data(kind, table) for kind, table in spec.get("orders", {}).items()}
         self.order_rule: str = spec.get("order_rule", "")  # the rule an unknown order kind breaks
-        self._scenarios: dict[str, str] = {name: table["title"] for name, table in spec.get("scenarios", {}).items()}
 
     def declaration(self) -> Mapping[str, Any]:
         """Version, title, sides, scenarios, options and order kinds: data/ruleset.toml. A ruleset
@@ -340,8 +400,9 @@ class Ruleset(Generic[S]):
         raise NotImplementedError
 
     def copy(self, state: S, setup: Setup) -> S:
-        """An independent copy to try orders on. The default goes through the dump; a ruleset with a
-        large state overrides it with a cheaper copy that shares only immutable facts."""
+        """An independent copy to apply an entry or try orders on: called once per entry. The default
+        goes through the dump; a ruleset with a large state overrides it with a cheaper copy that
+        shares only immutable facts."""
         return self.load(json.loads(json.dumps(self.dump(state))), setup)
 
     # ---------------------------------------------------------------- orders
@@ -436,7 +497,9 @@ def load(ruleset_id: str, version: str | None = None) -> Ruleset:
     key = ruleset_id.replace("-", "_")
     if key not in _loaded and NAME_OK(key):
         with contextlib.suppress(ModuleNotFoundError):  # shipped rulesets load without scanning entry points
-            _loaded[key] = importlib.import_module(f"pbem.rules.{key}").ruleset
+            found = getattr(importlib.import_module(f"pbem.rules.{key}"), "ruleset", None)
+            if isinstance(found, Ruleset):  # pbem.rules.common is a package of helpers, not a game
+                _loaded[key] = found
     if key not in _loaded:
         makers = available()
         if key not in makers:

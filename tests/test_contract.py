@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -59,8 +60,43 @@ def test_a_value_is_read_by_the_type_its_field_declares():
     assert orders.parse("set counter=vp add=three", kinds)["add"] == "three"  # the ruleset refuses it by rule
     pog = rulesets.load("paths_of_glory").order_kinds
     assert orders.parse("build_fort space=metz corps=ge_corps_4 rebuild=yes", pog)["rebuild"] is True
-    with pytest.raises(UsageError, match="rebuild is true or false"):
-        orders.parse("build_fort space=metz corps=ge_corps_4 rebuild=maybe", pog)
+    maybe = orders.parse("build_fort space=metz corps=ge_corps_4 rebuild=maybe", pog)
+    with pytest.raises(IllegalOrder, match="must be true or false") as refused:  # exit 1, by the kind's rule
+        rulesets.load("paths_of_glory").check_order(maybe)
+    assert (refused.value.rule, refused.value.field) == ("15.4", "rebuild")
+
+
+@pytest.mark.parametrize("typed, wanted", [
+    ('note "text=hello world"', {"kind": "note", "text": "hello world"}),
+    ("note text='C:\\games\\pog'", {"kind": "note", "text": "C:\\games\\pog"}),
+    ('note text="two\\nlines \\u00e9"', {"kind": "note", "text": "two\nlines é"}),
+    ('note text="don\'t"', {"kind": "note", "text": "don't"}),
+    ("activate spaces=[aachen, koblenz]", {"kind": "activate", "spaces": ["aachen", "koblenz"]}),
+    ('activate "spaces=aachen,koblenz"', {"kind": "activate", "spaces": ["aachen", "koblenz"]}),
+])
+def test_quoted_values_are_toml_strings(typed, wanted):
+    kinds = {**rulesets.load("freeform").order_kinds, **rulesets.load("paths_of_glory").order_kinds}
+    assert orders.parse(typed, kinds) == wanted
+
+
+@pytest.mark.parametrize("typed, says", [
+    ("note text=x text=y", "text is given twice"),
+    ('note text="open', 'a " is not closed'),
+    ("activate spaces=[aachen", "a [ is not closed"),
+    ('note text="a"b', "a quoted value is one whole TOML string"),
+    ("note hello", "quote each whole order as one argument"),
+])
+def test_an_order_that_cannot_be_read_is_one_usage_error(typed, says):
+    with pytest.raises(UsageError, match=re.escape(says)):
+        orders.parse(typed, rulesets.load("freeform").order_kinds)
+
+
+def test_a_summary_is_one_line_whatever_the_text_holds():
+    ruleset = rulesets.load("freeform")
+    order = {"kind": "note", "text": "line one\nline two\r\x1b[2J\ttab"}
+    written = ruleset.summary(order)
+    assert "\n" not in written and "\r" not in written and "\x1b" not in written
+    assert orders.parse(written, ruleset.order_kinds) == order
 
 
 def test_a_word_without_key_names_the_kinds_example():
@@ -125,12 +161,66 @@ def test_two_options_the_charter_wrote_in_conflict_are_refused_naming_both_rules
 
 
 @pytest.mark.parametrize("options, says", [
-    ({"italy_19_1": "yes"}, "option italy_19_1 takes a bool value, not 'yes'"),
+    ({"italy_19_1": "yes"}, "option italy_19_1 is on or off, not 'yes'"),
     ({"italy_19_2": True}, "no option 'italy_19_2'"),
 ])
 def test_an_option_of_the_wrong_type_or_unknown_is_refused(options, says):
     with pytest.raises(UsageError, match=says):
         rulesets.load("paths_of_glory").check_setup(pog_setup(options))
+
+
+def test_a_default_gives_way_to_an_option_it_excludes():
+    specs = {"a": OptionSpec("a", True, "1", "", excludes=("b",)), "b": OptionSpec("b", False, "2", "")}
+    assert resolve_options(specs, {"b": True}) == {"a": False, "b": True}
+    with pytest.raises(UsageError, match=r"option a \(rule 1\) cannot be played with b \(rule 2\)"):
+        resolve_options(specs, {"a": True, "b": True})
+
+
+def test_conditions_on_values_are_read_by_the_options_type():
+    specs = {"n": OptionSpec("n", 3, "1", "", "int"), "b": OptionSpec("b", True, "2", ""),
+             "x": OptionSpec("x", False, "3", "", requires=("n=3", "b=on"))}
+    assert resolve_options(specs, {"x": True})["x"] is True
+    with pytest.raises(UsageError, match="needs n=3"):
+        resolve_options(specs, {"x": True, "n": 4})
+
+
+@pytest.mark.parametrize("spec, typed, value", [
+    (OptionSpec("b", False, "1", ""), "", True),
+    (OptionSpec("b", False, "1", ""), "off", False),
+    (OptionSpec("n", 3, "1", "", "int"), "5", 5),
+    (OptionSpec("t", "x", "1", "", "text"), "5", "5"),
+    (OptionSpec("c", "none", "1", "", "choice", ("none", "all")), "all", "all"),
+])
+def test_a_command_line_option_is_read_by_its_type(spec, typed, value):
+    assert spec.parse(typed) == value
+
+
+@pytest.mark.parametrize("spec, typed, says", [
+    (OptionSpec("b", False, "1", ""), "maybe", "option b is on or off, not 'maybe'"),
+    (OptionSpec("n", 3, "1", "", "int"), "many", "option n is a whole number, not 'many'"),
+    (OptionSpec("c", "none", "1", "", "choice", ("none", "all")), "some", "option c is one of none, all"),
+])
+def test_a_command_line_option_of_the_wrong_type_is_refused(spec, typed, says):
+    with pytest.raises(UsageError, match=re.escape(says)):
+        spec.parse(typed)
+
+
+@pytest.mark.parametrize("options, says", [
+    ({"a": {"default": True, "rule": "1", "help": "", "requires": ["nothing"]}}, "names no declared option"),
+    ({"a": {"default": True, "rule": "1", "help": "", "requires": "b"}}, "are lists"),
+    ({"a": {"default": True, "rule": "1", "help": "", "excludes": ["b"]},
+      "b": {"default": True, "rule": "2", "help": ""}}, "the default options conflict"),
+    ({"a": {"default": "yes", "rule": "1", "help": ""}}, "option a is on or off"),
+])
+def test_a_ruleset_declaring_options_that_cannot_work_is_refused_when_it_loads(options, says):
+    class Broken(rulesets.Ruleset[dict]):
+        id = "broken"
+
+        def declaration(self):
+            return {"version": "1", "title": "x", "scenarios": {"s": {"title": "s"}}, "options": options}
+
+    with pytest.raises(UsageError, match=says):
+        Broken()
 
 
 def test_requires_choices_and_excludes_of_any_type():
@@ -248,6 +338,28 @@ def test_the_edit_template_is_valid_toml_listing_the_legal_orders(pog_game, tmp_
     assert "Central Powers, turn 1 round 1: activate, economic, political or pass" in template
     assert '# kind = "activate"\n# spaces = [\n#     "aachen",\n#     "koblenz",\n# ]' in template
     assert "move" not in [line.split(":")[0].strip("# ") for line in template.splitlines() if "(rule" in line]
+
+
+def test_a_second_action_in_one_round_is_refused(pog_game):
+    """8.1.4: one action a round; within a movement action only moves, forts and pass."""
+    bob = pog_game / "bob"
+    code, _, err = run_cli(["move", "activate spaces=aachen", "activate spaces=koblenz"], bob,
+                           home=pog_game / "home" / "bob")
+    assert code == 1 and "field 'orders[2].kind', rule 8.1.4: activate is not an order now" in err, err
+
+
+def test_a_space_not_on_the_map_is_an_illegal_order_naming_its_field(pog_game):
+    bob = pog_game / "bob"
+    code, _, err = run_cli(["move", "activate spaces=aachen,nowhere"], bob, home=pog_game / "home" / "bob")
+    assert code == 1 and "player bob, field 'orders[1].spaces[1]', rule 9.2.6: unknown space 'nowhere'" in err, err
+    code, _, err = run_cli(["move", "activate spaces=aachen", "move units=ge_1_army path=nowhere"], bob,
+                           home=pog_game / "home" / "bob")
+    assert code == 1 and "field 'orders[2].path[0]', rule base 11.1.3" in err, err
+
+
+def test_a_package_that_is_no_ruleset_is_not_installed(tmp_path):
+    code, _, err = run_cli(["rules", "common"], tmp_path)
+    assert code == 2 and "no ruleset 'common' is installed" in err, err
 
 
 def test_status_shows_what_the_decision_asks(pog_game):

@@ -407,7 +407,8 @@ def test_a_move_killed_while_mailing_is_named_by_the_next_command(tmp_path, smtp
 # ------------------------------------------------------------------ what a mail's headers may hold
 
 def test_a_note_with_line_breaks_is_mailed_under_a_one_line_subject(tmp_path, smtp):
-    """The subject holds the orders' summary: a note's newline and control characters become spaces."""
+    """The subject holds the orders' summary on one short line: a note's newline and control characters
+    are written as their escapes, as the order would be typed, and a long summary is cut."""
     controller, _ = smtp
     players = start(tmp_path, controller.port)
     alice, bob = players["alice"], players["bob"]
@@ -416,7 +417,7 @@ def test_a_note_with_line_breaks_is_mailed_under_a_one_line_subject(tmp_path, sm
     alice.run("send", "outbox/000001-move-alice.toml")
     received = [message_from_bytes(m.as_bytes(), policy=policy.default) for m in mailbox.Maildir(str(bob.maildir))]
     subjects = [m["Subject"] for m in received if "seq 1" in m["Subject"]]
-    assert subjects == ["[pbem mail-game] seq 1 from alice: note text=\"line one line two [2J\""] * 2
+    assert subjects == ['[pbem mail-game] seq 1 from alice: note text="line one\\nline two\\u00…'] * 2
     assert bob.inbox()["new_mails"] == 2  # the same move twice: applied, then a duplicate
     assert json.loads(bob.run("status", "--json").stdout)["head_seq"] == 1
 

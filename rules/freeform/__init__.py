@@ -5,8 +5,9 @@ ends it: `pass`, `roll` (the last order of its entry: the dice are drawn at the 
 entry opens) or `end`. `note` and `set` keep the step. The public state is bounded (turn, whose
 step, counters, the last roll, the result); the history lives in the log.
 
-Rule ids cited in errors and draws: freeform.order, freeform.roll, freeform.set, freeform.end,
-freeform.table, freeform.resign (see the README's freeform section).
+Rule ids cited in errors and draws: freeform.order, freeform.roll, freeform.note, freeform.set,
+freeform.end, freeform.table (see the README's freeform section). Orders are declared in
+data/ruleset.toml.
 """
 
 from __future__ import annotations

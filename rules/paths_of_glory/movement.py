@@ -65,7 +65,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-from pbem.errors import IllegalOrder, UnreadableInput
+from pbem.errors import IllegalOrder
 
 from . import connections, forts, trenches
 from .data import UnknownSpace
@@ -110,13 +110,13 @@ class Activation:
 def _space(state: PogState, text: str, field_name: str, rule: str) -> str:
     """The map space a player named; `rule` is the one a box (reserve, eliminated) breaks there."""
     if not isinstance(text, str):
-        raise UnreadableInput(f"a space name must be a string, not {text!r}", field=field_name)
+        raise IllegalOrder(f"a space name must be text, not {text!r}", rule=rule, field=field_name)
     if text in state.map.index:
         return text
     try:
         found = state.map.find(text)
-    except UnknownSpace as exc:
-        raise UnreadableInput(str(exc), field=field_name) from None
+    except UnknownSpace as exc:  # an order naming no space of the map breaks the rule it invokes
+        raise IllegalOrder(str(exc), rule=rule, field=field_name) from None
     if found not in state.map.index:
         raise IllegalOrder(f"{state.map.name_of(found)} is a box, not a map space", rule=rule, field=field_name)
     return found
@@ -141,7 +141,7 @@ def activate_for_movement(state: PogState, side: str, spaces: Iterable[str],
     Returns a new Activation (the given one, extended); raises IllegalOrder, changing nothing."""
     result = _start(activation, side)
     for i, text in enumerate(spaces):
-        where = f"activate[{i}]"
+        where = f"spaces[{i}]"
         space = _space(state, text, where, "9.2.6")  # only occupied map spaces are activated
         name = state.map.name_of(space)
         own = _own_units(state, side, space)
@@ -203,35 +203,35 @@ def _parse(state: PogState, order: Mapping) -> list[_Step]:
 def _items(order: Mapping) -> tuple[list, bool]:
     """The order's moves, and whether it is the one-move shorthand."""
     if not isinstance(order, Mapping):
-        raise UnreadableInput("a move order is a table", field="moves")
+        raise IllegalOrder("a move order is a table", rule="11", field="moves")
     if "moves" in order:
         items = order["moves"]
         if not isinstance(items, list) or not items:
-            raise UnreadableInput("`moves` is a non-empty list of moves", field="moves")
+            raise IllegalOrder("`moves` is a non-empty list of moves", rule="11", field="moves")
         return items, False
     if "path" in order:  # the one-move shorthand: unit or units, and path, in the order itself
         return [{k: order[k] for k in ("unit", "units", "path") if k in order}], True
-    raise UnreadableInput("a move order has `moves = [...]`, or `units` and `path`", field="moves")
+    raise IllegalOrder("a move order has `moves = [...]`, or `units` and `path`", rule="11", field="moves")
 
 
 def _parse_move(state: PogState, item: object, where: str) -> list[_Step]:
     """One move: its units, each to go the same path (base 11.1.1)."""
     if not isinstance(item, Mapping) or ("unit" in item) == ("units" in item):
-        raise UnreadableInput("each move names `unit` or `units`, and a `path`", field=where or None)
+        raise IllegalOrder("each move names `unit` or `units`, and a `path`", rule="11", field=where or None)
     extra = set(item) - {"unit", "units", "path"}
     if extra:
-        raise UnreadableInput(f"unknown key(s) {', '.join(sorted(extra))}", field=where or None)
+        raise IllegalOrder(f"unknown key(s) {', '.join(sorted(extra))}", rule="11", field=where or None)
     units = [item["unit"]] if "unit" in item else item["units"]
     if not isinstance(units, list) or not units or not all(isinstance(u, str) for u in units):
-        raise UnreadableInput("`units` is a non-empty list of unit ids", field=_sub(where, "units"))
+        raise IllegalOrder("`units` is a non-empty list of unit ids", rule="11", field=_sub(where, "units"))
     path = item.get("path")
     if not isinstance(path, list) or not path:
-        raise UnreadableInput("`path` is a non-empty list of spaces", field=_sub(where, "path"))
+        raise IllegalOrder("`path` is a non-empty list of spaces", rule="11", field=_sub(where, "path"))
     spaces = tuple(_space(state, text, _sub(where, f"path[{j}]"), "base 11.1.3")  # along connections
                    for j, text in enumerate(path))
     for unit in units:
         if unit not in state.unit_facts:
-            raise UnreadableInput(f"unknown unit {unit!r}", field=_sub(where, "units"))
+            raise IllegalOrder(f"unknown unit {unit!r}", rule="11", field=_sub(where, "units"))
     return [_Step(unit, spaces, where) for unit in units]
 
 
