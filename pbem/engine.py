@@ -69,6 +69,16 @@ def state_hash(dump: dict) -> str:
     return chain.sha256(canonical_json(dump)).hex()
 
 
+def _readable_orders(unseal: Message) -> list | None:
+    """An unseal's orders, or None when its text cannot be read (the ruleset voids them, §5)."""
+    from .orders import from_sealed_text
+
+    try:
+        return from_sealed_text(unseal.fields["orders"])
+    except UnreadableInput:
+        return None
+
+
 def _join_record(join: Message) -> dict:
     return {"id": join.id, "anchor": join.fields["anchor"], "hcommit": join.fields["hcommit"]}
 
@@ -344,6 +354,7 @@ class Engine:
         consumed_roll = trial.roll is not None
         rolls = trial._consume_reveals(message, [u for u in used if u.type == "reveal"])  # 2: the open roll
         before = trial.pending()
+        trial._apply_sealed(message, [u for u in used if u.type in ("seal", "unseal")], before)  # 2b
         resigns = trial._apply_resigns(message, [u for u in used if u.type == "resign"])  # 3
         trial._check_turn(message, before, resigns, consumed_roll, bool(used))  # 4-5: who signs, what
         trial._apply_orders(message)  # 6
@@ -352,6 +363,66 @@ class Engine:
         vars(self).update(vars(trial))  # commit every field the steps changed, at once
         self._keep(rolls)
         return computed, rolls
+
+    # ------------------------------------------------------------------ simultaneous decisions (§5)
+
+    def sealed_members(self, step=None) -> list[str]:
+        """The members of the simultaneous decision pending now (or at `step`), in roster order."""
+        step = self.pending() if step is None else step
+        if not isinstance(step, rules.Decision) or len(step.players) < 2:
+            return []
+        return sorted(step.players, key=self.charter.position)
+
+    def check_seal_binding(self, side: Message) -> None:
+        """A seal or unseal names the entry the open decision is bound to: the head (genesis at seq 0)."""
+        if side.fields["for"] != self.head_id or side.fields["seq"] != self.head_seq:
+            raise ChainBroken(f"{side.player}'s {side.type} is for seq {side.fields['seq']} "
+                              f"({side.fields['for'][:12]}), but the open decision is bound to seq {self.head_seq} "
+                              f"({(self.head_id or '')[:12]})", field="for", **side.context())
+
+    def check_unseal(self, seal: Message, unseal: Message) -> None:
+        """The unseal opens its seal: same slot, and the digest of its key and text is the seal's (§5)."""
+        self._signer(unseal)
+        same_slot = (seal.player, seal.fields["for"], seal.fields["seq"]) == \
+            (unseal.player, unseal.fields["for"], unseal.fields["seq"])
+        digest = chain.sealed_digest(self.charter.game, unseal.player, bytes.fromhex(unseal.fields["for"]),
+                                     bytes.fromhex(unseal.fields["key"]), unseal.fields["orders"])
+        if not same_slot or digest.hex() != seal.fields["sealed"]:
+            raise BadSignature(f"{unseal.player}'s unseal does not open his seal {seal.id[:12]}", field="key",
+                               **unseal.context())
+
+    def _apply_sealed(self, message: Message, sides: list[Message], before) -> None:
+        """§5: an entry after a simultaneous decision uses every member's seal and unseal; their
+        orders are applied together, in roster order."""
+        members = self.sealed_members(before)
+        context = dict(message.context(), field="uses")
+        if not members:
+            if sides:
+                raise UnreadableInput("uses a seal or unseal, but no simultaneous decision is open", **context)
+            return
+        if not sides:
+            raise IllegalOrder(f"a simultaneous decision is made with 'pbem seal', then collected by "
+                               f"{self.collector(before)}", rule="PROTOCOL §5", **message.context())
+        by_slot = {(side.type, side.player): side for side in sides}
+        missing = [p for p in members if ("seal", p) not in by_slot or ("unseal", p) not in by_slot]
+        strangers = sorted({side.player for side in sides} - set(members))
+        if missing or strangers:
+            raise UnreadableInput(f"uses must hold the seal and unseal of exactly {', '.join(members)}: "
+                                  f"{'missing ' + ', '.join(missing) if missing else 'also ' + ', '.join(strangers)}"
+                                  " (PROTOCOL §5)", **context)
+        unsealed = {}
+        for player in members:
+            seal = by_slot[("seal", player)]
+            self._signer(seal)
+            self.check_seal_binding(seal)
+            self.check_unseal(seal, by_slot[("unseal", player)])
+            unsealed[player] = _readable_orders(by_slot[("unseal", player)])
+        self.state = self.ruleset.apply_together(self.state, unsealed)
+
+    def collector(self, step=None) -> str:
+        """§5: the first member in roster order signs the entry that uses the seals and unseals."""
+        members = self.sealed_members(step)
+        return next((p for p in members if p not in self.resigned), members[0])
 
     def _apply_resigns(self, message: Message, resigns: list[Message]) -> list[Message]:
         """§5.8: each resign the entry uses takes effect, in uses order."""
@@ -444,6 +515,8 @@ class Engine:
         pending = self.pending()
         if self.head_seq == 0 and isinstance(pending, rules.Chance):
             return [self.first_active()], True  # game start: seq 1 binds the first roll point
+        if self.sealed_members(before):  # the collector; his own orders follow if the step is his
+            return [self.collector(before)], isinstance(pending, rules.Over)
         if isinstance(before, rules.Decision) and any(r.player in before.players for r in resigns):
             return [self.first_active(("player", "referee"))], True
         if isinstance(pending, rules.Over):
@@ -454,8 +527,8 @@ class Engine:
             return [self.first_active()], True  # the closing entry fixes the result
         if isinstance(pending, rules.Decision):
             if len(pending.players) > 1:
-                raise IllegalOrder("a simultaneous decision needs seal and unseal messages", rule="PROTOCOL §5",
-                                   **message.context())
+                raise IllegalOrder("a simultaneous decision is made with 'pbem seal', then collected by "
+                                   f"{self.collector()}", rule="PROTOCOL §5", **message.context())
             return list(pending.players), False
         raise IllegalOrder("dice must be drawn before anyone can decide", rule="PROTOCOL §5", **message.context())
 
@@ -463,7 +536,7 @@ class Engine:
         """Each order in turn, each legal for its author at that moment (§5)."""
         for index, order in enumerate(message.orders, 1):
             step = self.pending()
-            if not (isinstance(step, rules.Decision) and message.player in step.players):
+            if not (isinstance(step, rules.Decision) and step.players == (message.player,)):
                 raise IllegalOrder(
                     f"order {index} follows a roll or another player's choice it cannot yet know",
                     rule="PROTOCOL §5", field=f"orders[{index}]", **message.context(),
@@ -498,7 +571,7 @@ class Engine:
         slots = set()
         for side in used:
             what = f"{side.player}'s {side.type} {side.id[:12]}"
-            if side.type not in ("reveal", "resign"):
+            if side.type not in SIDE_RANK:
                 raise UnreadableInput(f"uses {what}: no entry consumes a {side.type} message", **context)
             if (side.type, side.player) in slots:
                 raise UnreadableInput(f"uses two {side.type} messages by {side.player}", **context)
@@ -509,6 +582,8 @@ class Engine:
                                   f"{where}", **context)
             if side.type == "resign" and side.player in self.resigned:
                 raise ChainBroken(f"uses {what}, which an earlier entry consumed", **context)
+            if side.type in ("seal", "unseal"):
+                self.check_seal_binding(side)
 
     def _reveals_open_roll(self, reveal: Message) -> bool:
         roll = self.roll

@@ -200,3 +200,31 @@ def _as_toml(order: dict) -> list[str]:
     import tomli_w
 
     return tomli_w.dumps(order).splitlines()
+
+
+# ------------------------------------------------------------------ sealed orders (protocol §5)
+
+def sealed_text(orders: list[dict]) -> str:
+    """The exact text a seal commits to and an unseal carries: the orders as TOML [[orders]] tables
+    (nothing at all for no orders)."""
+    import tomli_w
+
+    return tomli_w.dumps({"orders": orders}) if orders else ""
+
+
+def from_sealed_text(text: str) -> list[dict]:
+    """The orders an unseal carries; UnreadableInput if the text is not [[orders]] tables of the
+    values a message may hold (the engine then voids them, protocol §5)."""
+    from .errors import UnreadableInput
+    from .message import check_order
+
+    try:
+        data = tomllib.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise UnreadableInput(f"the unsealed orders are not TOML ({exc})", field="orders") from None
+    found = data.get("orders", [])
+    if set(data) - {"orders"} or not isinstance(found, list) or not all(isinstance(o, dict) for o in found):
+        raise UnreadableInput("the unsealed text holds only [[orders]] tables", field="orders")
+    for index, order in enumerate(found, 1):
+        check_order(order, index, {})
+    return found

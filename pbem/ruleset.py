@@ -29,7 +29,10 @@ S = TypeVar("S")
 
 @dataclass(frozen=True)
 class Decision:
-    """One player must sign the next orders; `prompt` tells him what is asked (shown by `pbem status`)."""
+    """These players decide next; `prompt` tells them what is asked (shown by `pbem status`).
+
+    One player signs the next entry with his orders. Two or more decide at once, sealed (protocol
+    §5): each seals his orders, all unseal, and the engine hands them to `Ruleset.apply_together`."""
 
     players: tuple[str, ...]
     prompt: str = ""
@@ -303,13 +306,14 @@ class Ruleset(Generic[S]):
       `pbem new`, `pbem join`, opening a game: `check_setup` (refuse a charter that cannot be played).
       every participant has joined: `new_state` once.
       each command: `load` of the cached dump, or a replay from `new_state`.
-      each entry of the log, in order: `resign` for each resign it uses, then `apply` for each order,
-        then `dump` (hashed into the entry's state field); then `pending`: if it is a `Chance`, the
-        entry opens a roll point and, once its witnesses have revealed, `resolve` is called with the
-        dice until `pending` is no longer a `Chance`.
+      each entry of the log, in order: the open roll point resolves (below); `apply_together` with
+        the unsealed orders of a simultaneous decision it uses; `resign` for each resign it uses;
+        then `apply` for each order, then `dump` (hashed into the entry's state field); then
+        `pending`: if it is a `Chance`, the entry opens a roll point and, once its witnesses have
+        revealed, `resolve` is called with the dice until `pending` is no longer a `Chance`.
       every entry is applied to a `copy` (kept only if the whole entry is legal), and every trial of
         a move before it is signed works on one: `copy` runs once per entry, so it must be cheap.
-    Every method but `apply`, `resolve` and `resign` leaves the state as it found it. A method that
+    Every method but `apply`, `apply_together`, `resolve` and `resign` leaves the state as it found it. A method that
     refuses raises a typed error: `IllegalOrder` naming the rule (exit 1), `UsageError` for a
     charter the ruleset cannot play (exit 2). No method reads a file or the clock, or draws a die
     other than from the `Dice` it is given: every replay on every machine must agree.
@@ -379,6 +383,30 @@ class Ruleset(Generic[S]):
         return the state. Raises IllegalOrder (with its rule and field) for an order the rules forbid;
         the engine then discards the state, so an order may fail half-way."""
         raise NotImplementedError
+
+    def apply_together(self, state: S, orders: Mapping[str, list[Mapping] | None]) -> S:
+        """The orders of a simultaneous decision, unsealed: `orders` maps each member of the pending
+        Decision, in roster order, to his orders (None when his unsealed text could not be read).
+        Mutates and returns the state. Never raises: no one can amend another's sealed orders, and
+        a refused entry would stall the game, so a member whose orders are illegal or unreadable has
+        them voided, and the public state records that with the rule, for every player to see.
+
+            def apply_together(self, state, orders):
+                for player, given in orders.items():
+                    if given is None or not self.legal_choice(state, player, given):
+                        state.voided[player] = "PROTOCOL §5: unreadable" if given is None else "…"
+                    else:
+                        state.choices[player] = given[0]["text"]
+                state.sealed = None  # pending() moves on
+                return state
+
+        A ruleset whose `pending` never names two players need not implement it."""
+        raise NotImplementedError(f"{self.id} opened a simultaneous decision but cannot apply one")
+
+    def check_together(self, state: S, player: str, orders: list[Mapping]) -> None:
+        """Raise the IllegalOrder (with its rule) for which `apply_together` would void these orders
+        of `player`'s; return if they stand. `pbem seal` asks before signing. Changes nothing."""
+        raise NotImplementedError(f"{self.id} opened a simultaneous decision but cannot check one")
 
     def resolve(self, state: S, dice: Any, private: Any) -> S:
         """Use `dice` (pbem.dice.Dice: each draw names its purpose and rule) for the Chance that is

@@ -20,6 +20,7 @@ from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from ..common import notation, tables
+from . import sealed
 
 COUNTER_RANGE = (-(2**63), 2**63 - 1)  # the integers a message and a dump may hold (protocol §3.3)
 
@@ -56,6 +57,8 @@ class FreeformState:
     pending_roll: PendingRoll | None = None
     result: str | None = None
     resigned: list[str] = field(default_factory=list)
+    sealed: dict | None = None  # the sealed round open now (sealed.py)
+    last_sealed: dict | None = None  # the last sealed round's choices
 
     @property
     def active(self) -> list[str]:
@@ -84,6 +87,9 @@ class Freeform(Ruleset[FreeformState]):
             return Over(state.result)
         if state.pending_roll is not None:
             return Chance()
+        if state.sealed is not None:
+            return Decision(tuple(state.sealed["players"]), f"a sealed choice: {state.sealed['purpose']} "
+                            "(pbem seal 'choose text=…')")
         return Decision((state.next,), f"{state.next}'s step in turn {state.turn}: roll, note, set, pass or end")
 
     def apply(self, state: FreeformState, player: str, order: Mapping) -> FreeformState:
@@ -127,6 +133,19 @@ class Freeform(Ruleset[FreeformState]):
 
     def _order_pass(self, state: FreeformState, player: str, order: Mapping) -> None:
         self._advance(state)
+
+    def _order_sealed(self, state: FreeformState, player: str, order: Mapping) -> None:
+        sealed.open_round(state, player, order)
+
+    def _order_choose(self, state: FreeformState, player: str, order: Mapping) -> None:
+        raise IllegalOrder("choose is made in a sealed round: pbem seal 'choose text=…'", rule=sealed.RULE,
+                           field="kind")
+
+    def apply_together(self, state: FreeformState, orders: Mapping[str, list[Mapping] | None]) -> FreeformState:
+        return sealed.apply_together(state, orders)
+
+    def check_together(self, state: FreeformState, player: str, orders: list[Mapping]) -> None:
+        sealed.check_choice(state, player, orders)
 
     def _order_end(self, state: FreeformState, player: str, order: Mapping) -> None:
         if not order["result"].strip():
@@ -176,7 +195,9 @@ class Freeform(Ruleset[FreeformState]):
 
     def legal(self, state: FreeformState, player: str) -> list[OrderKind]:
         """Every order while it is the player's step; a roll's help names the charter's tables."""
-        kinds = list(super().legal(state, player))
+        if state.sealed is not None:
+            return [self.order_kinds["choose"]] if player in state.sealed["players"] else []
+        kinds = [k for k in super().legal(state, player) if k.kind != "choose"]
         names = ", ".join(sorted(state.setup.tables)) or "none in this charter"
         return [replace(k, help=f"{k.help} (tables: {names})") if k.kind == "roll" else k for k in kinds]
 
@@ -189,13 +210,16 @@ class Freeform(Ruleset[FreeformState]):
             "pending_roll": state.pending_roll,
             "result": state.result,
             "resigned": list(state.resigned),
+            # only once used, so games without sealed rounds keep their hashes
+            **({"sealed": state.sealed} if state.sealed is not None else {}),
+            **({"last_sealed": state.last_sealed} if state.last_sealed is not None else {}),
         }
 
     def load(self, data: dict, setup: Setup) -> FreeformState:
         return FreeformState(
             setup=setup, turn=data["turn"], next=data["next"], counters=dict(data["counters"]),
             last_roll=data["last_roll"], pending_roll=data["pending_roll"], result=data["result"],
-            resigned=list(data["resigned"]),
+            resigned=list(data["resigned"]), sealed=data.get("sealed"), last_sealed=data.get("last_sealed"),
         )
 
     def copy(self, state: FreeformState, setup: Setup) -> FreeformState:

@@ -1,0 +1,149 @@
+"""Simultaneous decisions in the engine (protocol §5), with freeform's sealed rounds (freeform.sealed).
+
+alice opens a sealed round among the three players; each seals a `choose`; all unseal; alice, first
+in roster order, collects them in the next entry, which may carry her own orders after. The engine
+checks every seal's binding and every unseal against its seal, voids what cannot stand, and stays
+as it was when it refuses an entry.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+
+import pytest
+from helpers import NAMES, setup_game
+
+from pbem import chain
+from pbem.errors import BadSignature, ChainBroken, IllegalOrder, UnreadableInput
+from pbem.message import sign
+from pbem.orders import sealed_text
+
+ROUND = {"kind": "sealed", "players": ["carol", "alice", "bob"], "purpose": "bids for Alsace"}
+
+
+@pytest.fixture
+def table(tmp_path):
+    table = setup_game(tmp_path, dice="open")
+    table.move("alice", [ROUND])
+    return table
+
+
+def seal_and_unseal(table, player: str, orders: list[dict], engine, *, key: bytes | None = None):
+    key = key or secrets.token_bytes(32)
+    text = sealed_text(orders)
+    signer = table[player].signer
+    bound = {"pbem": 1, "game": table.charter.game, "player": player, "for": engine.head_id,
+             "seq": engine.head_seq}
+    digest = chain.sealed_digest(table.charter.game, player, bytes.fromhex(engine.head_id), key, text)
+    seal = sign({**bound, "type": "seal", "sealed": digest.hex()}, signer)
+    unseal = sign({**bound, "type": "unseal", "key": key.hex(), "orders": text}, signer)
+    return seal, unseal
+
+
+def collect(table, engine, sides, orders, *, author: str = "alice"):
+    """The collector's entry using `sides`, drafted against `engine` (a trial, not applied)."""
+    fields = {"pbem": 1, "type": "move", "game": table.charter.game, "player": author,
+              "seq": engine.head_seq + 1, "prev": engine.head_id,
+              "time": dt.datetime.now(dt.UTC).replace(microsecond=0), "salt": secrets.token_hex(32), "state": "0" * 64, "uses": [m.id for m in sides]}
+    if orders:
+        fields["orders"] = orders
+    by_id = {m.id: m for m in sides}
+    trial = engine.clone()
+    computed, _ = trial.apply_entry(sign(fields, table[author].signer), by_id.get, check_state=False)
+    fields["state"] = computed
+    return sign(fields, table[author].signer), by_id
+
+
+def choices(table, engine, texts: dict[str, list[dict]]):
+    sides = []
+    for player in NAMES:  # roster order: seal, then unseal, per player
+        sides.extend(seal_and_unseal(table, player, texts[player], engine))
+    return sides
+
+
+def test_a_sealed_round_is_pending_for_its_members_in_roster_order(table):
+    engine = table["bob"].game().engine()
+    assert engine.sealed_members() == ["alice", "bob", "carol"]
+    assert engine.collector() == "alice"
+    assert engine.pending().prompt == "a sealed choice: bids for Alsace (pbem seal 'choose text=…')"
+
+
+def test_the_collector_applies_every_choice_together_then_her_own_orders(table):
+    engine = table["bob"].game().engine()
+    sides = choices(table, engine, {"alice": [{"kind": "choose", "text": "2"}],
+                                    "bob": [{"kind": "choose", "text": "5"}], "carol": []})
+    entry, by_id = collect(table, engine, sides, [{"kind": "note", "text": "bob wins Alsace"}])
+    engine.apply_entry(entry, by_id.get)
+    assert engine.state.last_sealed == {"purpose": "bids for Alsace", "by": "alice", "turn": 1, "voided": {},
+                                        "choices": {"alice": "2", "bob": "5", "carol": None}}
+    assert engine.pending().players == ("alice",)  # the opener's step goes on
+
+
+def test_an_illegal_or_unreadable_sealed_order_is_voided_with_its_rule(table):
+    engine = table["bob"].game().engine()
+    sides = choices(table, engine, {"alice": [{"kind": "note", "text": "x"}],
+                                    "bob": [{"kind": "choose", "text": "5"}, {"kind": "choose", "text": "6"}],
+                                    "carol": [{"kind": "choose", "text": "1"}]})
+    broken_key = secrets.token_bytes(32)
+    carol = table["carol"].signer
+    bound = {"pbem": 1, "game": table.charter.game, "player": "carol", "for": engine.head_id, "seq": 1}
+    text = "orders = 5\n"
+    digest = chain.sealed_digest(table.charter.game, "carol", bytes.fromhex(engine.head_id), broken_key, text)
+    sides[4:] = [sign({**bound, "type": "seal", "sealed": digest.hex()}, carol),
+                 sign({**bound, "type": "unseal", "key": broken_key.hex(), "orders": text}, carol)]
+    entry, by_id = collect(table, engine, sides, [])
+    engine.apply_entry(entry, by_id.get)
+    voided = engine.state.last_sealed["voided"]
+    assert voided == {"alice": "freeform.sealed: 'note' is not a sealed choice: choose text=…",
+                      "bob": "freeform.sealed: a sealed round takes one choose order (or none, to abstain)",
+                      "carol": "PROTOCOL §5: the unsealed text could not be read"}
+
+
+def test_an_unseal_that_does_not_open_its_seal_refuses_the_entry_and_changes_nothing(table):
+    engine = table["bob"].game().engine()
+    sides = choices(table, engine, {p: [] for p in NAMES})
+    other = seal_and_unseal(table, "bob", [{"kind": "choose", "text": "9"}], engine)
+    sides[3] = other[1]  # bob's unseal of another seal
+    before = engine.head_state, engine.head_id
+    with pytest.raises(BadSignature, match="bob's unseal does not open his seal"):
+        collect(table, engine, sides, [])
+    assert (engine.head_state, engine.head_id) == before
+
+
+@pytest.mark.parametrize("drop, says", [(1, "missing alice"), (4, "missing carol")])
+def test_an_entry_lacking_a_seal_or_unseal_is_refused(table, drop, says):
+    engine = table["bob"].game().engine()
+    sides = choices(table, engine, {p: [] for p in NAMES})
+    del sides[drop]
+    with pytest.raises(UnreadableInput, match=says):
+        collect(table, engine, sides, [])
+
+
+def test_a_seal_bound_to_another_entry_is_refused(table):
+    engine = table["bob"].game().engine()
+    sides = choices(table, engine, {p: [] for p in NAMES})
+    stale = engine.clone()
+    stale.head_id, stale.head_seq = "ab" * 32, 1
+    sides[2:4] = seal_and_unseal(table, "bob", [], stale)
+    with pytest.raises(ChainBroken, match="bob's seal is for seq 1"):
+        collect(table, engine, sides, [])
+
+
+def test_only_the_collector_signs_and_no_one_moves_past_a_sealed_round(table):
+    engine = table["bob"].game().engine()
+    sides = choices(table, engine, {p: [] for p in NAMES})
+    with pytest.raises(IllegalOrder, match="out of turn: the next entry is alice's"):
+        collect(table, engine, sides, [], author="bob")
+    with pytest.raises(IllegalOrder, match="made with 'pbem seal', then collected by alice"):
+        collect(table, engine, [], [{"kind": "pass"}])
+
+
+def test_a_choose_outside_a_sealed_round_and_a_round_of_one_are_illegal(tmp_path):
+    table = setup_game(tmp_path, dice="open")
+    with pytest.raises(IllegalOrder, match="choose is made in a sealed round"):
+        table.move("alice", [{"kind": "choose", "text": "x"}])
+    with pytest.raises(IllegalOrder, match="two players or more"):
+        table.move("alice", [{"kind": "sealed", "players": ["bob"], "purpose": "x"}])
+    with pytest.raises(IllegalOrder, match="follows a roll or another player's choice"):
+        table.move("alice", [ROUND, {"kind": "pass"}])
