@@ -45,7 +45,8 @@ def collect(table, engine, sides, orders, *, author: str = "alice"):
     """The collector's entry using `sides`, drafted against `engine` (a trial, not applied)."""
     fields = {"pbem": 1, "type": "move", "game": table.charter.game, "player": author,
               "seq": engine.head_seq + 1, "prev": engine.head_id,
-              "time": dt.datetime.now(dt.UTC).replace(microsecond=0), "salt": secrets.token_hex(32), "state": "0" * 64, "uses": [m.id for m in sides]}
+              "time": dt.datetime.now(dt.UTC).replace(microsecond=0), "salt": secrets.token_hex(32),
+              "state": "0" * 64, "uses": [m.id for m in sides]}
     if orders:
         fields["orders"] = orders
     by_id = {m.id: m for m in sides}
