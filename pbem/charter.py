@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import secrets
 import tomllib
 from dataclasses import dataclass, field
 
@@ -151,6 +150,8 @@ class Charter:
                reveal_hours: int, move_hours: int, options: dict, tables: dict,
                players: list[Member]) -> Charter:
         """A new charter with a fresh nonce, written in the key order of §4 and parsed back."""
+        import secrets
+
         import tomli_w
 
         document = {

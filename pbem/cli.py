@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 import tomllib
 from collections.abc import MutableMapping
@@ -458,6 +457,7 @@ def _edit_orders(game, player: str) -> list[dict]:
 
 def _run_editor(template: str) -> str:
     """Open $VISUAL or $EDITOR on a template; the text saved, unchanged text meaning 'cancel'."""
+    import shlex
     import subprocess
     import tempfile
 
@@ -1162,6 +1162,8 @@ def _print_error(exc: PbemError) -> None:
 
 
 def main() -> None:
+    """`pbem`: runs the command sys.argv names and ends with SystemExit (its exit code)."""
+    _short_lived_process()
     try:
         code = command_group().main(standalone_mode=False)
     except PbemError as exc:
@@ -1194,6 +1196,21 @@ def main() -> None:
                          "(a bug in pbem; PBEM_DEBUG=1 shows the trace)\n")
         sys.exit(INTERNAL_ERROR)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _short_lived_process() -> None:
+    """A command's objects mostly live as long as its process: modules, the game's facts. The cycle
+    collector would scan them again and again as they are made, and once more, all of them, when the
+    interpreter exits (15-20 ms of a 100 ms command). So collect young objects less often (memory
+    stays bounded), and freeze everything at exit, where the collector has nothing left to free that
+    the operating system does not take back anyway. The process ends with main, so this is not undone."""
+    import atexit
+    import gc
+
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 50_000), *threshold[1:])
+    atexit.unregister(gc.freeze)  # once, however often main runs in one process
+    atexit.register(gc.freeze)
 
 
 if __name__ == "__main__":

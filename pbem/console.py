@@ -20,7 +20,9 @@ def stdout():
     from rich.console import Console
     from rich.theme import Theme
 
-    return Console(theme=Theme(THEME), highlight=False)
+    # No emoji codes: pbem writes none, a player's ':smile:' stays as written, and rich's table of
+    # emoji names would cost every command 2 ms to load.
+    return Console(theme=Theme(THEME), highlight=False, emoji=False)
 
 
 @cache
@@ -28,4 +30,4 @@ def stderr():
     from rich.console import Console
     from rich.theme import Theme
 
-    return Console(theme=Theme(THEME), stderr=True, highlight=False, soft_wrap=True)
+    return Console(theme=Theme(THEME), stderr=True, highlight=False, soft_wrap=True, emoji=False)

@@ -3,8 +3,8 @@
 Every file a ruleset ships is read through `load`, which checks its layout version once and keeps
 the parsed result for the life of the process (data is loaded once, never per command step).
 
-Parsing TOML costs tens of milliseconds on a large map, paid by every command that starts. So the
-parsed tables are also kept as a marshal file, the way Python keeps bytecode: in `__pycache__/`
+Parsing TOML is slow (over 10 ms for the Paths of Glory map), and every command that opens a game
+would pay it. So the parsed tables are also kept as a marshal file, as Python keeps bytecode: in `__pycache__/`
 beside the data file, or, where the installation cannot be written, in the user's cache directory
 (`$XDG_CACHE_HOME/pbem`, else `~/.cache/pbem`). A cache file records the size and modification
 time of the source it was made from and is used only while both match, so an edited data file is
@@ -95,6 +95,8 @@ def _cache_places(path: str) -> list[str]:
     folder, name = os.path.split(path)
     beside = os.path.join(folder, "__pycache__", f"{name}.{_TAG}")
     home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(home):  # no home directory to be found: never a folder named ~ here
+        return [beside]
     flat = path.strip(os.sep).replace(os.sep, "%")  # one file per source path: installs never share one
     return [beside, os.path.join(home, "pbem", "data", f"{flat}.{_TAG}")]
 

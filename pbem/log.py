@@ -20,7 +20,6 @@ import errno
 import fcntl
 import os
 import signal
-import tempfile
 import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -86,6 +85,8 @@ def disk_error(exc: OSError, doing: str, path) -> DiskError:
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Temp file in the same directory, fsync, rename, fsync the directory. A failure leaves the old
     file (or none) in place, and raises DiskError."""
+    import tempfile  # here: commands that only read never load it
+
     temp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

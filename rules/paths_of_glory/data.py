@@ -1,9 +1,9 @@
 """Paths of Glory data: the map, the units and the 1914 set-up, read once from data/*.toml.
 
 The TOML files document their own fields (see their header comments); they are regenerated from
-the reference CSVs by tools/convert.py. Everything here is loaded through importlib.resources, so
-it works from an installed wheel as well as from the source tree, and cached: callers share one
-read-only object per variant set.
+the reference CSVs by tools/convert.py. Everything here is read through pbem.datafile (which keeps a
+parsed copy beside the data, so most commands never parse TOML), works from an installed wheel as
+well as from the source tree, and is cached: callers share one read-only object per variant set.
 
 `load_map(variants)` compiles the map into integer arrays: space i is `ids[i]`, its neighbours are
 `neighbours[i]`, and the per-space facts are tuples indexed the same way. Variant spaces are added
@@ -19,23 +19,22 @@ nation's units), `<nation>_corps` (only that nation's corps), `ana` (only the AN
 
 from __future__ import annotations
 
-import difflib
 import re
-import tomllib
-import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
+from dataclasses import dataclass
+from functools import cache, cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
-FORMAT_VERSION = 1
+from pbem import datafile
+
 NO_VARIANTS: frozenset[str] = frozenset()
 
 
 def slug(text: str) -> str:
     """The id form of a name: ASCII, lower case, each run of other characters one `_`."""
+    import unicodedata  # here: only reading what a player typed needs it
+
     text = unicodedata.normalize("NFKD", text.replace("ß", "ss"))
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     return re.sub(r"[^a-z0-9]+", "_", text).strip("_")
@@ -56,16 +55,16 @@ class UnknownSpace(ValueError):
         super().__init__(message)
 
 
-@dataclass(frozen=True)
-class Box:
+# The records are NamedTuples: immutable as frozen dataclasses are, and made several times faster
+# when the module loads, which every command that opens a game pays.
+class Box(NamedTuple):
     id: str
     name: str
     side: str
     ref: int | None = None
 
 
-@dataclass(frozen=True)
-class SupplyGroup:
+class SupplyGroup(NamedTuple):
     """Supply sources and who may trace to them (14.2); a unit may use every group admitting it."""
 
     id: str
@@ -82,7 +81,7 @@ class SupplyGroup:
         return faction in self.factions or nation in self.nations
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class PogMap:
     """The map compiled into arrays indexed by space number (see the module docstring)."""
 
@@ -107,10 +106,24 @@ class PogMap:
     boxes: Mapping[str, Box]
     supply: tuple[SupplyGroup, ...]
     aliases: Mapping[str, str]
-    _lookup: Mapping[str, str] = field(repr=False)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @cached_property
+    def _lookup(self) -> Mapping[str, str]:
+        """Each form a player may type (id, name or alias, slugged) and the id it names. Built on the
+        first look-up: drawing the map never needs it."""
+        lookup: dict[str, str] = {}
+        named = [*zip(self.ids, self.names, strict=True), *((b, box.name) for b, box in self.boxes.items())]
+        for key, name in named:
+            for form in (key, slug(name)):
+                lookup.setdefault(form, key)
+                lookup.setdefault(form.replace("_", ""), key)
+        for alias, target in self.aliases.items():
+            lookup.setdefault(slug(alias), target)
+            lookup.setdefault(slug(alias).replace("_", ""), target)
+        return MappingProxyType(lookup)
 
     def __repr__(self) -> str:
         variants = ", ".join(sorted(self.variants)) or "none"
@@ -137,6 +150,8 @@ class PogMap:
         found = self._lookup.get(key) or self._lookup.get(key.replace("_", ""))
         if found:
             return found
+        import difflib
+
         close = difflib.get_close_matches(key, list(self._lookup), n=8, cutoff=0.6)
         suggestions: list[str] = []
         for candidate in close:
@@ -147,8 +162,7 @@ class PogMap:
         raise UnknownSpace(text, tuple(suggestions[:3]), names)
 
 
-@dataclass(frozen=True)
-class Unit:
+class Unit(NamedTuple):
     id: str
     name: str
     faction: str
@@ -167,24 +181,21 @@ class Unit:
     rule: str | None = None
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     unit: str
     space: str
     reduced: bool = False
     nation: str | None = None
 
 
-@dataclass(frozen=True)
-class Trench:
+class Trench(NamedTuple):
     space: str
     level: int
     faction: str
     nation: str | None = None
 
 
-@dataclass(frozen=True)
-class Setup:
+class Setup(NamedTuple):
     """The 1914 set-up: units and trenches at the start, and those placed on a neutral's entry."""
 
     neutral_nations: tuple[str, ...]
@@ -194,31 +205,29 @@ class Setup:
     on_entry_trenches: tuple[Trench, ...]
 
 
-@cache
 def _read(name: str) -> dict:
-    with resources.files(__package__).joinpath("data", name).open("rb") as handle:
-        data = tomllib.load(handle)
-    if data.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{name}: format_version {data.get('format_version')!r}, expected {FORMAT_VERSION}")
-    return data
+    return datafile.load(__package__, name)
 
 
+@cache
 def variant_names() -> tuple[str, ...]:
     """The map variants map.toml defines, in file order."""
     return tuple(_read("map.toml").get("variants", {}))
 
 
 def _variants(variants) -> frozenset[str]:
-    """The variant set as a frozenset (a plain string is one name), checked against map.toml."""
+    """The variant set as a frozenset (a plain string is one name), checked against map.toml.
+    Called on every look-up of the map (PogState.map), so the check stays a set difference."""
     variants = frozenset((variants,) if isinstance(variants, str) else variants)
-    unknown = sorted(variants - set(variant_names()))
+    unknown = sorted(variants.difference(variant_names()))
     if unknown:
         raise ValueError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(variant_names())}")
     return variants
 
 
-def _link_key(link: list[str]) -> frozenset[str]:
-    return frozenset(link[:2])
+def _joins(link: list[str], ends: list[str]) -> bool:
+    """Does the connection `link` join the two spaces `ends`, either way round?"""
+    return link[:2] == ends[:2] or link[1::-1] == ends[:2]
 
 
 def load_map(variants: frozenset[str] = NO_VARIANTS) -> PogMap:
@@ -239,8 +248,7 @@ def _load_map(variants: frozenset[str]) -> PogMap:
                 raise ValueError(f"variant {name}: space {key} already exists")
             spaces[key] = space
         for item in variant.get("remove", []):
-            gone = _link_key(item["link"])
-            kept = [link for link in links if _link_key(link) != gone]
+            kept = [link for link in links if not _joins(link, item["link"])]
             if len(kept) == len(links):
                 raise ValueError(f"variant {name}: no connection {'-'.join(item['link'][:2])} to remove")
             links = kept
@@ -261,15 +269,15 @@ def _load_map(variants: frozenset[str]) -> PogMap:
             raise ValueError(f"connection {link} joins a space to itself")
         adjacent[a].add(b)
         adjacent[b].add(a)
-        connections.setdefault(frozenset((a, b)), (a, b))
+        pair = frozenset((a, b))
+        connections.setdefault(pair, (a, b))
+        if len(link) == 2:  # most connections are open to all
+            continue
         tokens = tuple(link[2:])
         if "oneway" in tokens:
-            limit: frozenset[int] | tuple[int, int] = (a, b)
-            tokens = tuple(t for t in tokens if t != "oneway")
+            limits[(a, b)] = limits.get((a, b), ()) + tuple(t for t in tokens if t != "oneway")
         else:
-            limit = frozenset((a, b))
-        if tokens or limit != frozenset((a, b)):
-            limits[limit] = limits.get(limit, ()) + tokens
+            limits[pair] = limits.get(pair, ()) + tokens
 
     boxes = {key: Box(key, box["name"], box["side"], box.get("ref")) for key, box in data["boxes"].items()}
     supply = tuple(
@@ -286,15 +294,6 @@ def _load_map(variants: frozenset[str]) -> PogMap:
     )
     aliases = {alias: target for alias, target in data.get("aliases", {}).items()
                if target in index or target in boxes}
-
-    lookup: dict[str, str] = {}
-    for key, name in [(s, spaces[s]["name"]) for s in ids] + [(b, box.name) for b, box in boxes.items()]:
-        for form in (key, slug(name)):
-            lookup.setdefault(form, key)
-            lookup.setdefault(form.replace("_", ""), key)
-    for alias, target in aliases.items():
-        lookup.setdefault(slug(alias), target)
-        lookup.setdefault(slug(alias).replace("_", ""), target)
 
     return PogMap(
         variants=variants,
@@ -318,7 +317,6 @@ def _load_map(variants: frozenset[str]) -> PogMap:
         boxes=MappingProxyType(boxes),
         supply=supply,
         aliases=MappingProxyType(aliases),
-        _lookup=MappingProxyType(lookup),
     )
 
 

@@ -5,6 +5,7 @@ Each view has a data function (what --json prints) and a render function drawing
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NotRequired, TypedDict
 
 from .data import UnknownSpace, slug
@@ -18,17 +19,20 @@ NATION_NAMES = {
 }
 
 
-def space_data(state: PogState, space: str) -> dict:
+def space_data(state: PogState, space: str, units: list[str] | None = None) -> dict:
+    """One space or box; `units`, if given, are the units in it (the map view finds them all at once)."""
     pog_map = state.map
+    if units is None:
+        units = state.units_in(space)
     if space in pog_map.boxes:
         box = pog_map.boxes[space]
         return {"id": space, "name": box.name, "box": True, "side": box.side,
-                "units": [_unit_data(state, u) for u in state.units_in(space)]}
+                "units": [_unit_data(state, u) for u in units]}
     index = pog_map.index[space]
     data = {
         "id": space, "name": pog_map.name_of(space), "map": pog_map.map[index], "nation": pog_map.nation[index],
         "control": state.control[space], "terrain": pog_map.terrain[index], "neutral": state.neutral(space),
-        "units": [_unit_data(state, u) for u in state.units_in(space)],
+        "units": [_unit_data(state, u) for u in units],
         "connections": sorted(pog_map.ids[n] for n in pog_map.neighbours[index]),
     }
     if pog_map.vp[index]:
@@ -64,15 +68,17 @@ def _unit_data(state: PogState, unit: str) -> dict:
 def map_data(state: PogState, nation: str | None = None) -> dict:
     """Every space that holds something (units, a fort, a trench) or matters (VP), by nation."""
     pog_map = state.map
+    placed: dict[str, list[str]] = {}  # the units in each space, found in one pass (as units_in sorts them)
+    for unit in sorted(state.units):
+        placed.setdefault(state.units[unit].space, []).append(unit)
     fronts: dict[str, list[dict]] = {}
     for index, space in enumerate(pog_map.ids):
         if nation and pog_map.nation[index] != nation:
             continue
-        if not (state.units_in(space) or pog_map.vp[index] or space in state.forts or space in state.trenches
-                or nation):
+        if not (space in placed or pog_map.vp[index] or space in state.forts or space in state.trenches or nation):
             continue
-        fronts.setdefault(pog_map.nation[index], []).append(space_data(state, space))
-    boxes = {box: [_unit_data(state, u) for u in state.units_in(box)] for box in sorted(pog_map.boxes)}
+        fronts.setdefault(pog_map.nation[index], []).append(space_data(state, space, placed.get(space, [])))
+    boxes = {box: [_unit_data(state, u) for u in placed.get(box, [])] for box in sorted(pog_map.boxes)}
     return {"turn": state.turn, "turn_label": state.turn_label, "at_war": sorted(state.at_war),
             "nations": fronts, "boxes": {k: v for k, v in boxes.items() if v}}
 
@@ -95,27 +101,110 @@ def _units_text(units: list[dict]):
 def render_map(data: dict):
     """Every name shown is a Text: what the map and the orders hold is never read as rich markup."""
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     from pbem.report import literal
 
-    parts: list[Text | Table] = [literal(f"Turn {data['turn']}: {data['turn_label']}", "bold")]
+    parts: list[Text | NationTable] = [literal(f"Turn {data['turn']}: {data['turn_label']}", "bold")]
     for nation, spaces in data["nations"].items():
-        table = Table(title=literal(NATION_NAMES.get(nation, nation)), title_justify="left", show_edge=False)
-        for column in ("space", "ctrl", "fort", "trench", "units"):
-            table.add_column(column)
+        rows = []
         for space in spaces:
             fort = space.get("fort")
             fort_text = f"{fort['strength']} {fort['state']}" if fort else ""
             style = "blue" if space["control"] == "ap" else "red"
-            table.add_row(literal(space["name"] + (" ★" if space.get("vp") else "")),
-                          literal(space["control"].upper(), style), literal(fort_text),
-                          literal(space.get("trench", "")), _units_text(space["units"]))
-        parts.append(table)
+            rows.append((literal(space["name"] + (" ★" if space.get("vp") else "")),
+                         literal(space["control"].upper(), style), literal(fort_text),
+                         literal(space.get("trench", "")), _units_text(space["units"])))
+        parts.append(NationTable(literal(NATION_NAMES.get(nation, nation)), rows))
     for box, units in data["boxes"].items():
         parts.append(Text.assemble(literal(box.replace("_", " "), "bold"), ": ", _units_text(units)))
     return Group(*parts)
+
+
+class NationTable:
+    """One nation's spaces, as `Table(title=…, show_edge=False)` draws them: the title, a bold header
+    over a heavy rule, a space either side of each cell. Where the console is wide enough the lines
+    are put out directly, at a fraction of the cost of a rich Table, whose cell-by-cell layout made
+    the hundred rows of the map view the slowest part of `pbem show`; a narrower console gets the
+    rich Table, which wraps the cells."""
+
+    HEADERS = ("space", "ctrl", "fort", "trench", "units")
+
+    def __init__(self, title, rows: list[tuple]) -> None:
+        self.title = title
+        self.rows = rows
+
+    def __rich_console__(self, console, options):
+        sizes = [[cell.cell_len for cell in row] for row in self.rows]
+        widths = [max([len(header), *(size[i] for size in sizes)]) for i, header in enumerate(self.HEADERS)]
+        width = sum(widths) + 3 * len(widths) - 1
+        if width > options.max_width:
+            yield self.table()
+            return
+        from rich.text import Text
+
+        out = _Segments(console)
+        out.add(self.title)
+        out.plain(" " * (width - self.title.cell_len) + "\n")
+        out.cells([Text(header, "table.header") for header in self.HEADERS], map(len, self.HEADERS), widths, "┃")
+        out.plain("╇".join("━" * (width + 2) for width in widths) + "\n")
+        for row, size in zip(self.rows, sizes, strict=True):
+            out.cells(row, size, widths, "│")
+        yield from out.done()
+
+    def table(self):
+        """The same as a rich Table."""
+        from rich.table import Table
+
+        table = Table(title=self.title, title_justify="left", show_edge=False)
+        for column in self.HEADERS:
+            table.add_column(column)
+        for row in self.rows:
+            table.add_row(*row)
+        return table
+
+
+class _Segments:
+    """What a renderable puts out, in as few segments as can be: unstyled text runs into one."""
+
+    def __init__(self, console) -> None:
+        self.console = console
+        self.segments: list = []
+        self.pending: list[str] = []
+
+    def plain(self, text: str) -> None:
+        self.pending.append(text)
+
+    def add(self, text) -> None:
+        """A rich Text: one segment for a text in a single style (most cells), else as rich renders it."""
+        if not text.style and not text.spans:
+            self.pending.append(text.plain)
+            return
+        self._flush()
+        if text.spans:
+            self.segments.extend(text.render(self.console))
+        else:
+            from rich.segment import Segment
+
+            self.segments.append(Segment(text.plain, self.console.get_style(text.style)))
+
+    def cells(self, cells: Iterable, sizes: Iterable[int], widths: list[int], bar: str) -> None:
+        """One line of a table: the cells (of these sizes) padded to the column widths."""
+        self.plain(" ")
+        for index, (cell, size, width) in enumerate(zip(cells, sizes, widths, strict=True)):
+            self.add(cell)
+            self.plain(" " * (width - size) + (f" {bar} " if index < len(widths) - 1 else " \n"))
+
+    def _flush(self) -> None:
+        if self.pending:
+            from rich.segment import Segment
+
+            self.segments.append(Segment("".join(self.pending)))
+            self.pending = []
+
+    def done(self) -> list:
+        self._flush()
+        return self.segments
 
 
 def render_space(data: dict):
