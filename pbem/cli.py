@@ -300,7 +300,8 @@ def new(
                              "(no witnesses: the mover can try salts until he likes the dice)."),
     reveal_hours: int = typer.Option(48, "--reveal-hours", help="Deadline for a witness's reveal."),
     move_hours: int = typer.Option(72, "--move-hours", help="Deadline for a move."),
-    option: List[str] = typer.Option([], "--option", "-o", help="RULE=on|off or RULE=VALUE: an optional rule."),
+    option: List[str] = typer.Option([], "--option", "-o", help="NAME=on|off, NAME=VALUE or NAME (on): an optional "
+                                     "rule; 'pbem rules GAME' lists them."),
     table: List[str] = typer.Option([], "--table", help="NAME=FILE.toml: a result table players roll on."),
     out_path: Path = typer.Option(Path("game.toml"), "--out", help="Where to write the charter."),
 ) -> None:
@@ -330,19 +331,8 @@ def new(
             raise UsageError(f"--player wants ID=PUBKEY, got {item!r}", field="--player")
         role = "referee" if pid in referee else "observer" if pid in observer else "player"
         members.append(Member(pid, side_map.get(pid, ()), _read_pubkey(spec, pid), role))
-    options = {}
-    for item in option:
-        name, _, value = item.partition("=")
-        if name not in rules.options:
-            raise UsageError(f"{ruleset} has no option {name!r} (see 'pbem rules {ruleset}')", field="--option")
-        options[name] = {"on": True, "off": False}.get(value, _toml_value(value))  # else an int or text
-    tables = {}
-    for item in table:
-        name, _, file = item.partition("=")
-        try:
-            tables[name] = tomllib.loads(Path(file).read_text(encoding="utf-8-sig"))
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot read table {file}: {exc}", field="--table") from None
+    options = _charter_options(rules, option)
+    tables = _charter_tables(table)
     if out_path.exists():
         raise UsageError(f"{out_path} exists; pbem will not overwrite a charter", field="--out")
     for other in _games_nearby(out_path.resolve().parent, game_id):
@@ -363,7 +353,35 @@ def new(
     for member in charter.players:
         out().print(f"  {member.id:12} {member.role:8} {','.join(member.sides) or '-':12} "
                     f"{member.pubkey.fingerprint()}")
+    chosen = rules.chosen(rulesets.Setup.of(charter))
+    if chosen:
+        words = {True: "on", False: "off"}
+        out().print("options: " + ", ".join(f"{name} {words.get(value, value)}" for name, value in chosen.items()),
+                    markup=False)
     out().print(f"charter digest {charter.digest}")
+
+
+def _charter_options(rules, items: list[str]) -> dict:
+    """--option NAME=VALUE (or NAME, meaning on), each read by the type the ruleset declares."""
+    options = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        if name not in rules.options:
+            raise UsageError(f"{rules.id} has no option {name!r} (see 'pbem rules {rules.id}')", field="--option")
+        options[name] = rules.options[name].parse(value)
+    return options
+
+
+def _charter_tables(items: list[str]) -> dict:
+    """--table NAME=FILE.toml: result tables the players roll on."""
+    tables = {}
+    for item in items:
+        name, _, file = item.partition("=")
+        try:
+            tables[name] = tomllib.loads(Path(file).read_text(encoding="utf-8-sig"))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read table {file}: {exc}", field="--table") from None
+    return tables
 
 
 def _games_nearby(folder: Path, game_id: str) -> list[Path]:
@@ -379,13 +397,6 @@ def _games_nearby(folder: Path, game_id: str) -> list[Path]:
             except (PbemError, OSError, UnicodeDecodeError):
                 continue
     return found
-
-
-def _toml_value(text: str):
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except ValueError:  # not TOML, or an integer of thousands of digits
-        return text
 
 
 @app.command("join")
@@ -452,6 +463,8 @@ def _edit_orders(game, player: str) -> list[dict]:
         orders = tomllib.loads(text).get("orders", [])
     except ValueError as exc:  # not TOML, or an integer beyond Python's digit limit
         raise UsageError(f"the orders you wrote are not TOML: {exc}", field="--edit") from None
+    if not orders:
+        raise UsageError("no [[orders]] table was uncommented; nothing signed", field="--edit")
     return orders
 
 
@@ -477,8 +490,10 @@ def _run_editor(template: str) -> str:
 
 @app.command("move")
 def move(
-    orders: List[str] = typer.Argument(None, help="Orders as 'KIND key=value …', e.g. "
-                                       "'roll dice=2d6+1 purpose=\"attack on Verdun\" table=crt'."),
+    orders: List[str] = typer.Argument(None, help="Each order quoted as one argument, 'KIND key=value …': "
+                                       "'roll dice=2d6+1 purpose=\"attack on Verdun\"', 'activate "
+                                       "spaces=aachen,koblenz' (lists with commas). 'pbem rules GAME' lists the "
+                                       "orders, their fields and examples."),
     file: Optional[Path] = typer.Option(None, "--file", "-f", help="Read [[orders]] tables from a TOML file."),
     edit: bool = typer.Option(False, "--edit", "-e", help="Write the orders in $EDITOR from a template."),
     game_dir: Path = GameOpt,

@@ -253,9 +253,13 @@ def test_pbem_new_checks_options_before_writing_the_charter(tmp_path):
     code, _, err = new_pog(tmp_path, "italy_19_1_1=on", "italy_19_1=on")
     assert code == 2 and "rule 19.1.1" in err and len(err.splitlines()) == 1, err
     assert not (tmp_path / "game.toml").exists()
-    code, _, err = new_pog(tmp_path, "italy_19_1_1=on")
+    code, _, err = new_pog(tmp_path, "italy_19_1=maybe")
+    assert code == 2 and "field 'options.italy_19_1', rule 19.1: option italy_19_1 is on or off, not 'maybe'" in err
+    code, out, err = new_pog(tmp_path, "italy_19_1_1")  # a bare name turns the option on
     assert code == 0, err
     assert tomllib.loads((tmp_path / "game.toml").read_text())["options"] == {"italy_19_1_1": True}
+    assert ("options: vesting_holland on, italy_19_1 off, italy_19_1_1 on, italy_19_1_2 off, italy_19_1_3 off"
+            in out)
 
 
 def test_a_charter_edited_into_a_conflict_is_refused_by_every_command(tmp_path):
@@ -360,6 +364,16 @@ def test_a_space_not_on_the_map_is_an_illegal_order_naming_its_field(pog_game):
 def test_a_package_that_is_no_ruleset_is_not_installed(tmp_path):
     code, _, err = run_cli(["rules", "common"], tmp_path)
     assert code == 2 and "no ruleset 'common' is installed" in err, err
+
+
+def test_an_edit_that_uncomments_no_order_signs_nothing(pog_game, tmp_path):
+    editor = tmp_path / "editor.py"
+    editor.write_text("import sys\nopen(sys.argv[1], 'a').write('# my plan: hold the line\\n')\n")
+    bob = pog_game / "bob"
+    code, _, err = run_cli(["move", "--edit"], bob, home=pog_game / "home" / "bob",
+                           env={**cli_env(pog_game / "home" / "bob"), "EDITOR": f"{sys.executable} {editor}"})
+    assert code == 2 and "no [[orders]] table was uncommented; nothing signed" in err, err
+    assert not (bob / "entries" / "000001.toml").exists()
 
 
 def test_status_shows_what_the_decision_asks(pog_game):
