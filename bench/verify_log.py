@@ -3,8 +3,10 @@
 
 Budgets from the design:
 
-* `pbem verify` within 2x of the bare cost of its messages (read + parse + sha256 id + Ed25519
-  check of every entry, reveal and join);
+* the replay on one core within 2x of the bare cost of its messages (read + parse + sha256 id +
+  Ed25519 check of every entry, reveal and join, in one process), and `pbem verify`, whose workers
+  do that part on the other cores, within 1.0x of it in wall time; the log length from which the
+  workers pay, and `pbem log`'s time and peak memory on the whole log;
 * `pbem status` cold start close to `python -c "import typer, rich"`;
 * `pbem apply` of one move independent of the log's length (state.toml caches the head).
 
@@ -14,7 +16,7 @@ reports and never asserts: it always exits 0.
 
     python bench/verify_log.py                  # 10,000 entries
     python bench/verify_log.py --entries 300    # a few seconds
-    python bench/verify_log.py --profile        # also cProfile one replay
+    python bench/verify_log.py --profile        # also cProfile one replay on one core
     python bench/verify_log.py --dice open --entries 2000   # a head whose roll resolved at once
 """
 
@@ -36,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pbem import chain
+from pbem import chain, parallel
 from pbem import message as messages
 from pbem import ruleset as rulesets
 from pbem.charter import Charter, Member
@@ -50,6 +52,8 @@ PLAYERS = (("alice", ("allies",)), ("bob", ("central",)), ("carol", ("neutrals",
 VERIFIER = "alice"  # the player whose directory holds the log
 ROLL_EVERY = 10
 BUDGET_VERIFY = 2.0
+BUDGET_WORKERS = 1.0  # verify with workers, wall time, against the bare cost on one core
+BREAK_EVEN_LENGTHS = [50, 100, 200, 300, 500, 1000, 2000]
 L = chain.CHAIN_LENGTH
 START = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
@@ -189,9 +193,10 @@ class Series:
 
 
 def timed(series: Series, fn):
-    wall, cpu = time.perf_counter(), time.process_time()
+    """In process; the CPU time includes any worker processes it started and waited for."""
+    wall, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()
     result = fn()
-    series.add(time.perf_counter() - wall, time.process_time() - cpu)
+    series.add(time.perf_counter() - wall, time.process_time() - cpu + _children_cpu() - children)
     return result
 
 
@@ -245,6 +250,68 @@ def bare_all(files: list[Path], public: dict[str, bytes]) -> int:
     return len(files)
 
 
+REPLAY_CODE = """
+import sys, time
+from pbem.game import Game
+game = Game(sys.argv[1])
+started = time.perf_counter()
+game.replay(keep_rolls=True, workers=int(sys.argv[2]))
+print(time.perf_counter() - started)
+"""
+
+# Runs a command and prints the peak resident memory of the largest process it waited for (in KiB).
+PEAK_CODE = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+             "stderr=subprocess.PIPE); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "
+             "done.returncode, done.stderr.decode()[-200:].replace(chr(10), ' '))")
+
+
+def prefix(root: Path, entries: int, dest: Path) -> Path:
+    """The log's first `entries` entries with their reveals, in a new directory: a valid log too."""
+    for folder in ("entries", "side"):
+        (dest / folder).mkdir(parents=True)
+    for name in ("game.toml", "me.toml"):
+        shutil.copy2(root / name, dest / name)
+    for seq in range(1, entries + 1):
+        os.link(root / "entries" / f"{seq:06d}.toml", dest / "entries" / f"{seq:06d}.toml")
+    for path in (root / "side").glob("*.toml"):
+        number = path.stem.rpartition("-")[2]
+        if not number.isdigit() or int(number) <= entries:
+            os.link(path, dest / "side" / path.name)
+    return dest
+
+
+def break_even(root: Path, work: Path, lengths: list[int], runs: int, cores: int, env: dict) -> list[tuple]:
+    """Replay in a new interpreter, as a command does (loading multiprocessing and forking
+    included), on one core and with workers: (length, one core, workers) median wall seconds."""
+    found = []
+    for length in lengths:
+        game = prefix(root, length, work / f"prefix-{length}")
+        times: dict[int, list[float]] = {0: [], cores: []}
+        for _ in range(runs):
+            for workers in times:
+                done = subprocess.run([sys.executable, "-c", REPLAY_CODE, str(game), str(workers)], env=env,
+                                      capture_output=True, text=True)
+                times[workers].append(float(done.stdout) if done.returncode == 0 else float("nan"))
+        found.append((length, statistics.median(times[0]), statistics.median(times[cores])))
+    return found
+
+
+def peak_run(series: Series, cmd: list[str], env: dict, failures: list[str]) -> int:
+    """Run a command with its output thrown away; its wall and CPU time go to `series`, and its peak
+    resident memory in KiB is returned."""
+    out = run(series, [sys.executable, "-c", PEAK_CODE, *cmd], env, failures)
+    peak, code, tail = [*out.strip().split(" ", 2), "", "", ""][:3]
+    if code != "0":
+        failures.append(f"{' '.join(Path(c).name for c in cmd[1:3])}: exit {code}: {tail.strip()}")
+    return int(peak or 0)
+
+
+def replayed(engine) -> tuple:
+    """What two replays of one log must agree on: head, state and every roll."""
+    rolls = tuple((r.seq, r.entry, r.seed, tuple(str(d.to_dict()) for d in r.draws)) for r in engine.rolls)
+    return engine.head_seq, engine.head_id, engine.state_hash(), rolls
+
+
 def pbem_command() -> list[str]:
     """The installed console script run by this interpreter (not a pyenv shim in front of it)."""
     script = Path(sys.executable).parent / "pbem"
@@ -295,7 +362,7 @@ class ApplyCase:
 def profile_replay(root: Path, top: int) -> str:
     profiler = cProfile.Profile()
     profiler.enable()
-    Game(root).replay(keep_rolls=True)
+    Game(root).replay(keep_rolls=True, workers=0)  # on one core, so that every cost shows
     profiler.disable()
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out)
@@ -363,27 +430,55 @@ def main(argv: list[str] | None = None) -> int:
         # 2. verify against the bare cost of its messages: interleaved, best of `repeat`
         public = {m.id: m.pubkey.raw for m in big["charter"].players}
         pbem = pbem_command()
+        cores = parallel.usable_cores()
+        workers = parallel.worker_count(args.entries, None)
         parts = bare_components(files, public, args.repeat)
-        bare, replay, cli_verify = Series(), Series(), Series()
-        engine = None
+        bare, alone, shared, cli_verify = Series(), Series(), Series(), Series()
+        engines = []
         for _ in range(args.repeat):
             timed(bare, lambda: bare_all(files, public))
-            engine = timed(replay, lambda: Game(root).replay(keep_rolls=True))
+            engines.append(timed(alone, lambda: Game(root).replay(keep_rolls=True, workers=0)))
+            engines.append(timed(shared, lambda: Game(root).replay(keep_rolls=True)))
             run(cli_verify, [*pbem, "verify", "--game", str(root)], env, failures, expect="Verified")
-        if engine.head_id != big["head"] or engine.head_seq != args.entries:
-            failures.append(f"replay ended at seq {engine.head_seq}, not at the head the build signed")
-        print("  measured bare cost, replay and pbem verify", flush=True)
+        for engine in engines:
+            if engine.head_id != big["head"] or engine.head_seq != args.entries:
+                failures.append(f"replay ended at seq {engine.head_seq}, not at the head the build signed")
+        if len({replayed(engine) for engine in engines}) != 1:
+            failures.append("the replay with workers and the one on one core differ in states or rolls")
+        print("  measured bare cost, replay on one core and with workers, and pbem verify", flush=True)
         per = 1e6 / len(files)
-        verify_ratio = ratio(replay.best(), bare.best())
+        verify_ratio = ratio(alone.best(), bare.best())
+        shared_ratio = ratio(shared.best(), bare.best())
         cli_ratio = ratio(cli_verify.best(), bare.best())
-        row("bare: read+parse+id+sig", bare.best(), f"{bare.best()[0] * per:.0f} µs/message wall")
+        row("bare: read+parse+id+sig", bare.best(), f"one core, {bare.best()[0] * per:.0f} µs/message wall")
         row("  of which read", parts["read"])
         row("  of which parse", parts["parse"], "TOML + normalise + dearmor + sha256 id")
         row("  of which Ed25519 check", parts["sigcheck"], "Message.verify")
-        row("Game.replay(keep_rolls=True)", replay.best(), f"{replay.best()[0] * per:.0f} µs/message wall")
-        row_ratio("  replay / bare", verify_ratio, f"budget {BUDGET_VERIFY:g}x")
+        row("Game.replay(workers=0)", alone.best(), f"one core, {alone.best()[0] * per:.0f} µs/message wall")
+        row_ratio("  one core / bare", verify_ratio, f"budget {BUDGET_VERIFY:g}x")
+        row("Game.replay(keep_rolls=True)", shared.best(), f"{workers} workers ({cores} cores); cpu: all processes")
+        row_ratio("  workers / bare", shared_ratio, f"target {BUDGET_WORKERS:g}x (wall)")
         row("pbem verify --game DIR", cli_verify.best(), "subprocess, start-up included")
-        row_ratio("  pbem verify / bare", cli_ratio, f"budget {BUDGET_VERIFY:g}x")
+        row_ratio("  pbem verify / bare", cli_ratio, f"target {BUDGET_WORKERS:g}x (wall)")
+
+        # 2b. from which length workers pay: new interpreters, as commands run
+        lengths = [n for n in BREAK_EVEN_LENGTHS if n <= args.entries] or [args.entries]
+        even = break_even(root, tmp / "prefixes", lengths, args.runs, max(cores, 2), env) if cores > 1 else []
+        for length, one, many in even:
+            rows.append((f"replay of {length} entries", fmt(one), fmt(many), f"one core | {max(cores, 2)} workers, "
+                         f"median of {args.runs}: {many / one:.2f}x"))
+        paying = [length for length, one, many in even if many < one]
+        pays_from = next((n for n in paying if all(m < o for k, o, m in even if k >= n)), None)
+        print("  measured the break-even length", flush=True)
+
+        # 2c. pbem log on the whole log: time and peak memory
+        log_series, peaks = Series(), []
+        for _ in range(args.repeat):
+            peaks.append(peak_run(log_series, [*pbem, "log", "--game", str(root)], env, failures))
+        print("  measured pbem log", flush=True)
+        row("pbem log --game DIR", log_series.best(), f"peak {max(peaks) / 1024:.0f} MiB; output thrown away")
+        log_ratio = ratio(log_series.best(), cli_verify.best())
+        row_ratio("  pbem log / pbem verify", log_ratio, "drawing the table on top of the replay")
 
         # 3. cold start, with state.toml in place as any earlier command leaves it
         warm = Series()
@@ -433,10 +528,20 @@ def main(argv: list[str] | None = None) -> int:
         def verdict(value: tuple[float, float], budget: float) -> str:
             return "within" if max(value) <= budget else "OVER" if min(value) > budget else "borderline"
 
-        print(f"verify: replay {verify_ratio[0]:.2f}x (cpu {verify_ratio[1]:.2f}x) the bare cost of its "
-              f"{len(files)} messages: {verdict(verify_ratio, BUDGET_VERIFY)} the {BUDGET_VERIFY:g}x budget; "
-              f"pbem verify {cli_ratio[0]:.2f}x (cpu {cli_ratio[1]:.2f}x) with start-up: "
-              f"{verdict(cli_ratio, BUDGET_VERIFY)}")
+        print(f"verify: on one core {verify_ratio[0]:.2f}x (cpu {verify_ratio[1]:.2f}x) the bare cost of its "
+              f"{len(files)} messages: {verdict(verify_ratio, BUDGET_VERIFY)} the {BUDGET_VERIFY:g}x budget")
+        print(f"verify with {workers} workers: {shared_ratio[0]:.2f}x the bare one-core cost in wall time, "
+              f"pbem verify {cli_ratio[0]:.2f}x with start-up: {verdict(shared_ratio[:1], BUDGET_WORKERS)}, "
+              f"{verdict(cli_ratio[:1], BUDGET_WORKERS)} the {BUDGET_WORKERS:g}x target (cpu of all processes "
+              f"{shared_ratio[1]:.2f}x)")
+        if even:
+            where = f"from about {pays_from} entries" if pays_from else "at none of the lengths measured"
+            print(f"break-even: workers pay {where} ({', '.join(f'{n}: {m / o:.2f}x' for n, o, m in even)}); "
+                  f"pbem starts them from {parallel.MIN_ENTRIES} entries")
+        else:
+            print("break-even: one core here, so pbem starts no workers")
+        print(f"log: pbem log of {args.entries} entries {log_series.best()[0]:.2f} s wall, "
+              f"{log_series.best()[1]:.2f} s cpu, peak {max(peaks) / 1024:.0f} MiB; {log_ratio[0]:.2f}x pbem verify")
         status_ratio = ratio(status_s.median(), base.median())
         show_ratio = ratio(show_s.median(), base.median())
         print(f"cold start: pbem status {status_ratio[0]:.2f}x (cpu {status_ratio[1]:.2f}x), pbem show "
@@ -448,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
             for line in failures:
                 print("  " + line)
         if args.profile:
-            print("\ncProfile of Game(dir).replay(keep_rolls=True):")
+            print("\ncProfile of Game(dir).replay(keep_rolls=True, workers=0):")
             print(profile_replay(root, 25))
     except Exception as exc:  # a report, not a test: say what broke and still exit 0
         import traceback

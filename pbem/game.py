@@ -21,7 +21,7 @@ from pathlib import Path
 
 import tomli_w
 
-from . import chain
+from . import chain, parallel
 from . import ruleset as rulesets
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
@@ -219,12 +219,14 @@ class Game:
         return self._resigns
 
     def fetcher(self, seq: int, staged: dict[str, Message] | None = None, *,
-                witnesses: list[str] | None = None):
+                witnesses: list[str] | None = None, read: Callable[[Path], Message | None] | None = None):
         """Look up a side message an entry after `seq` may use: reveals for seq, resigns.
 
         With `witnesses` (an incoming entry), an id still unknown once every witness's reveal for seq
         is here cannot be a reveal in flight: it is looked up among all stored side messages, so an
-        entry naming one an earlier entry consumed is refused rather than held forever (§4)."""
+        entry naming one an earlier entry consumed is refused rather than held forever (§4). `read`
+        reads a reveal file (a replay's workers may have read it already)."""
+        read_side = read or self._side
 
         found: dict[str, Message] | None = None
         scanned = False
@@ -236,7 +238,7 @@ class Game:
             if found is None:  # each reveal file of this seq is read once, on the first look-up
                 found = dict(self._resign_messages())
                 for member in self.charter.participants:
-                    reveal = self._side(self.dir.reveal_path(member.id, seq))
+                    reveal = read_side(self.dir.reveal_path(member.id, seq))
                     if reveal is not None:
                         found[reveal.id] = reveal
             if message_id not in found and witnesses is not None and not scanned:
@@ -251,35 +253,44 @@ class Game:
 
         return fetch
 
-    def replay(self, *, keep_rolls: bool = False, progress: Callable[[int, int], None] | None = None) -> Engine:
-        """From the charter, trusting nothing cached; every signature, link, reveal and hash."""
+    def replay(self, *, keep_rolls: bool = False, progress: Callable[[int, int], None] | None = None,
+               workers: int | None = None, each: Callable[[Message], None] | None = None) -> Engine:
+        """From the charter, trusting nothing cached; every signature, link, reveal and hash.
+
+        On a long log, worker processes (`workers`; None: one per core when it pays) read, parse and
+        check the signature of the files ahead of the entry being applied; errors are the same.
+        `each` is given every entry once it is applied (`pbem log` summarises them)."""
         engine = Engine(self.charter, self.ruleset)
         engine.keep_rolls = keep_rolls
         joins = self._joins_of_this_charter()
         for join in sorted(joins, key=lambda m: self.charter.position(m.player)):
             engine.accept_join(join)
         last = self.dir.last_seq()
-        for seq in range(1, last + 1):
-            entry = self.dir.entry(seq)
-            if entry is None:
-                raise ChainBroken(f"entry seq {seq} is missing from the log", seq=seq, kind="log")
-            if entry.fields.get("seq") != seq:
-                raise ChainBroken(f"file for seq {seq} holds seq {entry.seq}", seq=seq, kind="log",
-                                  entry=entry.id, player=entry.player, field="seq")
-            try:
-                engine.apply_entry(entry, self.fetcher(seq - 1))
-            except Held as exc:
-                raise ChainBroken(f"stored log is incomplete: {exc.message}", entry=exc.entry, seq=exc.seq,
-                                  player=exc.player, field=exc.field, kind=exc.kind) from None
-            if progress:
-                progress(seq, last)
+        keys = {member.id: member.pubkey.raw for member in self.charter.players}
+        with parallel.reader(self.dir, keys, last, workers) as read:
+            for seq in range(1, last + 1):
+                entry = read(self.dir.entry_path(seq))
+                if entry is None:
+                    raise ChainBroken(f"entry seq {seq} is missing from the log", seq=seq, kind="log")
+                if entry.fields.get("seq") != seq:
+                    raise ChainBroken(f"file for seq {seq} holds seq {entry.seq}", seq=seq, kind="log",
+                                      entry=entry.id, player=entry.player, field="seq")
+                try:
+                    engine.apply_entry(entry, self.fetcher(seq - 1, read=read))
+                except Held as exc:
+                    raise ChainBroken(f"stored log is incomplete: {exc.message}", entry=exc.entry, seq=exc.seq,
+                                      player=exc.player, field=exc.field, kind=exc.kind) from None
+                if each:
+                    each(entry)
+                if progress:
+                    progress(seq, last)
         return engine
 
-    def verify(self, progress: Callable[[int, int], None] | None = None) -> Engine:
+    def verify(self, progress: Callable[[int, int], None] | None = None, *, workers: int | None = None) -> Engine:
         """`pbem verify`: the whole log from the charter, trusting no cache, then the reveals waiting at
         the head and any proof of a fork. Every defect is a ChainBroken (exit 4) naming the check."""
         try:
-            engine = self.replay(keep_rolls=True, progress=progress)
+            engine = self.replay(keep_rolls=True, progress=progress, workers=workers)
             for reveal in self.reveals_at(engine).values():
                 engine.clone().check_reveal(reveal)
             forks = self.dir.forks()
@@ -520,9 +531,8 @@ class Game:
             for message in sorted(queue, key=_queue_order):
                 if batch.status.get(message.id, Outcome(message, "held")).status != "held":
                     continue
-                trial = batch.work.clone()  # a message that fails must leave no trace on the others
-                try:
-                    result, rolls = self._accept_one(trial, message, batch.staged, batch.staged_by_id)
+                try:  # refused, it leaves batch.work as it was: the engine checks all before it changes any
+                    result, rolls = self._accept_one(batch.work, message, batch.staged, batch.staged_by_id)
                 except Held as exc:
                     batch.status[message.id] = Outcome(message, "held", str(exc))
                     continue
@@ -530,7 +540,6 @@ class Game:
                     error = self._refusal(batch, message, exc)  # may raise at once: proof of a fork
                     refused = refused or error
                     continue
-                batch.work = trial
                 batch.status[message.id] = Outcome(message, result)
                 batch.rolls.extend(rolls)
                 progressed = True

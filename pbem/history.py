@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from collections import deque
 from dataclasses import dataclass
 
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
-from .errors import ChainBroken, Held, UsageError
+from .errors import Held, UsageError
 from .game import Game
+from .message import Message
 
 
 @dataclass
@@ -53,26 +56,41 @@ def resolved_roll(points: RollPoints, engine: Engine, seq: int) -> RollRecord:
 def log_entries(game: Game, progress=None, *, last: int | None = None, since: int = 1) -> list[dict]:
     """The chain entries from seq `since` on, or the `last` N, each with its orders summarised and the
     dice its roll point drew. The whole log is replayed and checked whatever is shown, as every die
-    depends on all that came before; only the entries shown are read again and summarised."""
-    engine = game.replay(keep_rolls=True, progress=progress)
+    depends on all that came before; what a row needs is taken from the replay as it goes, so no
+    entry is read twice."""
+    shown: deque[_Shown] = deque(maxlen=last)  # with --last, only the newest are kept
+
+    def keep(entry: Message) -> None:
+        if entry.fields["seq"] >= since:
+            shown.append(_Shown(entry.fields["seq"], entry.id, entry.player, entry.fields["time"], entry.orders,
+                                len(entry.uses)))
+
+    engine = game.replay(keep_rolls=True, progress=progress, each=keep)
     points = roll_points(game, engine)
-    first = max(since, engine.head_seq - last + 1) if last is not None else since
-    rows = []
-    for seq in range(max(first, 1), engine.head_seq + 1):
-        entry = game.dir.entry(seq)
-        if entry is None:  # removed since the replay read it
-            raise ChainBroken(f"entry seq {seq} is missing from the log", seq=seq, kind="log")
-        roll = points.resolved.get(seq)
-        waiting = points.waiting is not None and points.waiting.seq == seq
-        rows.append({
-            "seq": seq, "id": entry.id, "player": entry.player,
-            "time": entry.fields["time"].strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "orders": [game.ruleset.summary(o) for o in entry.orders],
-            "uses": len(entry.uses),
+    return [item.row(game, points) for item in shown]
+
+
+@dataclass
+class _Shown:
+    """What a log row needs of an entry, without the rest of the message."""
+
+    seq: int
+    id: str
+    player: str
+    time: dt.datetime
+    orders: list[dict]
+    uses: int
+
+    def row(self, game: Game, points: RollPoints) -> dict:
+        roll = points.resolved.get(self.seq)
+        waiting = points.waiting is not None and points.waiting.seq == self.seq
+        return {
+            "seq": self.seq, "id": self.id, "player": self.player, "time": self.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "orders": [game.ruleset.summary(o) for o in self.orders],
+            "uses": self.uses,
             "dice": [d.to_dict() for d in roll.draws] if roll else [],
             "waiting_for": list(points.missing) if waiting else [],
-        })
-    return rows
+        }
 
 
 def explain_roll(record: RollRecord, charter: Charter) -> dict:

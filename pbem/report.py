@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 
+from rich.cells import cell_len
 from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -83,21 +86,109 @@ def draws_text(draws: list[dict]) -> Text:
 
 def log_view(rows: list[dict], more: str | None = None):
     """The log as a table; `more` is a caption telling how to see the entries left out."""
-    table = Table(title="Log", title_justify="left", caption=literal(more) if more else None, caption_justify="left")
-    table.add_column("seq", justify="right")
-    table.add_column("player", style="player")
-    table.add_column("time", style="dim")
-    table.add_column("orders")
-    table.add_column("dice drawn at its roll point")
-    table.add_column("id", style="id")
-    for row in rows:
-        orders = "; ".join(row["orders"]) or ("(uses only)" if row["uses"] else "(binds the first roll)")
-        dice = literal(f"waiting for reveals from {', '.join(row['waiting_for'])}", "warn") \
-            if row.get("waiting_for") else draws_text(row["dice"])
-        when = row["time"][5:16].replace("T", " ")
-        table.add_row(str(row["seq"]), literal(row["player"]), literal(when), literal(orders), dice,
-                      literal(_short(row["id"])))
-    return table
+    return LogTable(rows, more)
+
+
+def _log_cells(row: dict) -> tuple:
+    orders = "; ".join(row["orders"]) or ("(uses only)" if row["uses"] else "(binds the first roll)")
+    dice = literal(f"waiting for reveals from {', '.join(row['waiting_for'])}", "warn") \
+        if row.get("waiting_for") else draws_text(row["dice"])
+    when = row["time"][5:16].replace("T", " ")
+    return (str(row["seq"]), literal(row["player"]), literal(when), literal(orders), dice,
+            literal(_short(row["id"])))
+
+
+class LogTable:
+    """The log table, drawn exactly as rich draws it but cheaper on a long log.
+
+    Rich measures every cell to size the columns, and holds every cell and every segment of the
+    table at once. Here the widths come from a table of only the rows holding each column's widest
+    line and longest word, which measures the same; the rows are then drawn a block at a time with
+    those widths, each block's header and edges cut away where the whole table has none; and each
+    repeated segment (borders, blank cells) is kept once while the console holds the output."""
+
+    BLOCK = 256  # rows drawn at a time
+
+    def __init__(self, rows: list[dict], more: str | None) -> None:
+        self.rows = rows
+        self.more = more
+
+    def table(self, rows: list[dict], widths: list[int] | None = None, *, title: bool = True,
+              caption: bool = True) -> Table:
+        """Rich's table of these rows; `widths` fixes each column's content width."""
+        table = Table(title="Log" if title else None, title_justify="left",
+                      caption=literal(self.more) if self.more and caption else None, caption_justify="left")
+        table.add_column("seq", justify="right")
+        table.add_column("player", style="player")
+        table.add_column("time", style="dim")
+        table.add_column("orders")
+        table.add_column("dice drawn at its roll point")
+        table.add_column("id", style="id")
+        for column, width in zip(table.columns, widths or [], strict=False):
+            column.width = width
+        for row in rows:
+            table.add_row(*_log_cells(row))
+        return table
+
+    def __rich_console__(self, console, options):
+        widths = self._widths(console, options)
+        drawn = self._blocks(console, options, widths) if widths else console.render(self.table(self.rows), options)
+        kept: dict = {}
+        for segment in drawn:
+            yield kept.setdefault(segment, segment)
+
+    def __rich_measure__(self, console, options):
+        return Measurement.get(console, options, self.table(self.rows))
+
+    def _blocks(self, console, options, widths: list[int]):
+        """The first block down to its last row, the rows of each block after it, then the last
+        block's bottom edge and caption."""
+        head = len(self._lines(console, options, [], widths, title=False, caption=False)) - 1  # edge, header, rule
+        count = max(1, -(-len(self.rows) // self.BLOCK))
+        for index in range(count):
+            first, last = index == 0, index == count - 1
+            rows = self.rows[index * self.BLOCK:(index + 1) * self.BLOCK]
+            lines = self._lines(console, options, rows, widths, title=first, caption=last)
+            for line in lines[0 if first else head:None if last else -1]:
+                yield from line
+                yield Segment.line()
+
+    def _lines(self, console, options, rows: list[dict], widths: list[int], **parts) -> list:
+        return list(Segment.split_lines(console.render(self.table(rows, widths, **parts), options)))
+
+    def _widths(self, console, options) -> list[int] | None:
+        """The content width rich would give each column of the whole table, or None where they
+        cannot be had this way (a rich without these internals, or columns squeezed to nothing)."""
+        probe = self.table([self.rows[i] for i in sorted(self._widest())])
+        try:
+            widths = probe._calculate_column_widths(console, options.update_width(options.max_width
+                                                                                  - probe._extra_width))
+            pads = [probe._get_padding_width(i) for i in range(len(probe.columns))]
+        except (AttributeError, TypeError):
+            return None
+        if min(widths) < 1:
+            return None
+        return [width - pad for width, pad in zip(widths, pads, strict=True)]
+
+    def _widest(self) -> set[int]:
+        """Rows holding, in some column, the widest line or the longest word: a column measures as
+        the largest of each over its cells (rich's Text.__rich_measure__)."""
+        best: dict[tuple[int, int], tuple[int, int]] = {}  # (column, 0: word, 1: line) -> (size, row)
+        for index, row in enumerate(self.rows):
+            for column, cell in enumerate(_log_cells(row)):
+                for which, size in enumerate(_measure(cell)):
+                    if size > best.get((column, which), (-1, 0))[0]:
+                        best[column, which] = (size, index)
+        return {index for _, index in best.values()}
+
+
+def _measure(cell: Text | str) -> tuple[int, int]:
+    """(longest word, widest line) in cells; a str cell is a seq number, without markup."""
+    text = cell if isinstance(cell, str) else cell.plain
+    lines = text.splitlines()
+    widest = max(map(cell_len, lines)) if lines else 0
+    words = text.split()
+    return (max(map(cell_len, words)) if words else widest), widest
 
 
 def left_out(rows: list[dict], head: int, command: str) -> str | None:
