@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -533,6 +534,58 @@ def move(
     _check_delivered(posted)
 
 
+@app.command("seal")
+def seal_cmd(
+    orders: List[str] = typer.Argument(None, help="Your orders for the simultaneous decision, each quoted as one "
+                                       "argument: 'choose text=\"3 points\"'. None: you abstain."),
+    file: Optional[Path] = typer.Option(None, "--file", "-f", help="Read [[orders]] tables from a TOML file."),
+    edit: bool = typer.Option(False, "--edit", "-e", help="Write the orders in $EDITOR from a template."),
+    game_dir: Path = GameOpt,
+    key: Optional[Path] = KeyOpt,
+    agent: Optional[Path] = AgentOpt,
+    send_now: bool = SendOpt,
+) -> None:
+    """Seal your orders for a simultaneous decision: the others see only a digest until all have sealed.
+
+    Your orders are checked alone first (an illegal one is refused with its rule; nothing is signed);
+    the key that opens the seal and the orders' text stay in your app dir, never in the game directory.
+    Once every member has sealed, run 'pbem unseal' (or 'pbem apply --unseal').
+    """
+    game = _game(game_dir)
+    player = _me(game)
+    parsed = [_parse_order(o, game) for o in orders or []]
+    if file:
+        parsed.extend(_orders_from_file(file))
+    if edit:
+        parsed.extend(_edit_orders(game, player))
+    message, _ = game.seal(player, parsed, _signer(key, agent, game))
+    _say_finished(game)
+    out().print(f"[ok]Sealed[/ok] your orders for seq {message.seq}. Mail [bold]{game.dir.outbox_path(message)}"
+                "[/bold] to every player; unseal once every member has sealed.")
+    posted = _post(game, [message]) if send_now else []
+    game.announced()
+    _check_delivered(posted)
+
+
+@app.command("unseal")
+def unseal_cmd(
+    game_dir: Path = GameOpt,
+    key: Optional[Path] = KeyOpt,
+    agent: Optional[Path] = AgentOpt,
+    send_now: bool = SendOpt,
+) -> None:
+    """Open your seal, once every member of the simultaneous decision has sealed (exit 5 until then)."""
+    game = _game(game_dir)
+    player = _me(game)
+    message, _ = game.unseal(player, _signer(key, agent, game))
+    _say_finished(game)
+    out().print(f"[ok]Unsealed[/ok] your orders for seq {message.seq}. Mail [bold]"
+                f"{game.dir.outbox_path(message)}[/bold] to every player.")
+    posted = _post(game, [message]) if send_now else []
+    game.announced()
+    _check_delivered(posted)
+
+
 def _refuse_after_interrupted_move(game, player: str) -> None:
     """A move an interrupted run had signed is finished first; then nothing new is signed, so running
     the same command again after a crash never plays the move twice."""
@@ -589,6 +642,8 @@ def apply(
                                 "reveal now and put it in outbox/."),
     not_revealed_elsewhere: bool = typer.Option(False, "--not-revealed-elsewhere", help="On a machine with no "
                                                 "reveal record: you confirm you never revealed for this seq."),
+    unseal: bool = typer.Option(False, "--unseal", help="If every member of a simultaneous decision has now "
+                                "sealed, open your seal and put the unseal in outbox/."),
     game_dir: Path = GameOpt,
     key: Optional[Path] = KeyOpt,
     agent: Optional[Path] = AgentOpt,
@@ -617,11 +672,16 @@ def apply(
         report.rolls.extend(r for r in reveal_report.rolls if r not in report.rolls)
     elif reveal and not files and not any(m.type == "reveal" for m in game.finished):
         raise UsageError(f"{me} owes no reveal now", player=me, field="--reveal")
+    unsealed = game.unseal(me, _signer(key, agent, game))[0] if unseal and game.owed_sealed(me) == "unseal" else None
+    if unsealed is not None and not as_json:
+        out().print(f"[ok]Unsealed[/ok] your orders for seq {unsealed.seq}: mail "
+                    f"{game.dir.outbox_path(unsealed)} to every player.")
     if as_json:
         emit_json(_apply_json(game, report, owed, revealed))
     else:
         _print_apply(game, report, owed, revealed)
-    posted = _post(game, [revealed], quiet=as_json) if send_now and revealed else []
+    mine = [m for m in (revealed, unsealed) if m is not None]
+    posted = _post(game, mine, quiet=as_json) if send_now and mine else []
     game.announced()  # after mailing: a run killed while sending names the reveal again
     _exit_for(report, posted)
 
@@ -709,10 +769,24 @@ def resign(
     """Resign: sign a resign message; it takes effect in the next entry that uses it."""
     game = _game(game_dir)
     player = _me(game)
-    message, _ = game.resign(player, _signer(key, agent, game), reason)
+    signer = _signer(key, agent, game)
+    owed = _seal_what_you_owe(game, player, signer)
+    message, _ = game.resign(player, signer, reason)
     _say_finished(game)
-    out().print(f"Resigned. Mail [bold]{game.dir.outbox_path(message)}[/bold] to every player.")
+    also = "".join(f", {game.dir.outbox_path(m)}" for m in owed)
+    out().print(f"Resigned. Mail [bold]{game.dir.outbox_path(message)}{also}[/bold] to every player.")
     game.announced()
+
+
+def _seal_what_you_owe(game, player: str, signer) -> list:
+    """§5: a member who resigns still owes the open decision his seal and unseal: no orders."""
+    sent = []
+    if game.owed_sealed(player) == "seal":
+        sent.append(game.seal(player, [], signer)[0])
+    if game.owed_sealed(player, early=True) == "unseal":
+        with contextlib.suppress(Held):  # orders he sealed before wait for the others' seals, as ever
+            sent.append(game.unseal(player, signer, early=True)[0])
+    return sent
 
 
 # ------------------------------------------------------------------------------------- mail
@@ -850,6 +924,8 @@ def inbox_cmd(
     folder: str = typer.Option("INBOX", "--folder", help="IMAP folder."),
     auto_reveal: bool = typer.Option(False, "--auto-reveal", help="Reveal at once as a witness and mail the "
                                      "reveal. Only for a machine that is your ONLY revealer in this game."),
+    auto_unseal: bool = typer.Option(False, "--auto-unseal", help="Once every member of a simultaneous decision "
+                                     "has sealed, open your seal and mail the unseal."),
     game_dir: Path = GameOpt,
     key: Optional[Path] = KeyOpt,
     agent: Optional[Path] = AgentOpt,
@@ -881,11 +957,11 @@ def inbox_cmd(
     elif imap:
         mails = mail.read_imap(imap, port or (993 if security == "tls" else 143), user,
                                os.environ.get(password_env), folder, security)
-    settings = mail.MailSettings.load(keys.app_dir()) if auto_reveal else None
+    settings = mail.MailSettings.load(keys.app_dir()) if auto_reveal or auto_unseal else None
     signer_game = games[0]
-    report = exchange.inbox(games, mails, auto_reveal=auto_reveal,
+    report = exchange.inbox(games, mails, auto_reveal=auto_reveal, auto_unseal=auto_unseal,
                             signer_factory=lambda: _signer(key, agent, signer_game), settings=settings)
-    posted = [p for p in report.reveals if isinstance(p, exchange.Posted)]
+    posted = [p for p in report.reveals + report.unseals if isinstance(p, exchange.Posted)]
     if as_json:
         emit_json({
             "new_mails": report.new_mails, "skipped": report.skipped,
@@ -896,6 +972,8 @@ def inbox_cmd(
                         for d, r in report.applied.items()},
             "reveals": [_delivery_json(p) if isinstance(p, exchange.Posted) else {"id": p.id}
                         for p in report.reveals],
+            "unseals": [_delivery_json(p) if isinstance(p, exchange.Posted) else {"id": p.id}
+                        for p in report.unseals],
         })
     else:
         for directory, applied in report.applied.items():

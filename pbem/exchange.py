@@ -184,6 +184,7 @@ class InboxReport:
     skipped: int = 0  # mails already read, or holding no message for these games
     refused: list[Refusal] = field(default_factory=list)
     reveals: list[Posted | Message] = field(default_factory=list)
+    unseals: list[Posted | Message] = field(default_factory=list)
 
 
 def _handled(game: Game) -> set[str]:
@@ -203,7 +204,7 @@ def _remember(game: Game, keys: Iterable[str]) -> None:
         atomic_write(game.dir.root / INBOX, tomli_w.dumps({"handled": handled}).encode())
 
 
-def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = False,
+def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = False, auto_unseal: bool = False,
           signer_factory: Callable | None = None, settings: mail.MailSettings | None = None) -> InboxReport:
     """Apply every pbem message found in the mails, in log order, for the games given.
 
@@ -250,7 +251,21 @@ def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = Fals
             _remember(game, read)
         if auto_reveal and signer_factory is not None:
             _answer_as_witness(game, signer_factory, settings, report)
+        if auto_unseal and signer_factory is not None:
+            _answer_as_member(game, signer_factory, settings, report)
     return report
+
+
+def _answer_as_member(game: Game, signer_factory: Callable, settings, report: InboxReport) -> None:
+    """--auto-unseal: once every member of the open simultaneous decision has sealed, open our seal
+    and mail the unseal (it stays in journal/ until mailed or queued)."""
+    me = game.identity.player if game.identity else None
+    if not me or game.owed_sealed(me) != "unseal":
+        return
+    game.announce_later = True
+    unsealed, _ = game.unseal(me, signer_factory())
+    report.unseals.append(post(game, unsealed, settings) if settings else unsealed)
+    game.announced()
 
 
 def _answer_as_witness(game: Game, signer_factory: Callable, settings, report: InboxReport) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import tomli_w
 
-from . import chain, parallel
+from . import chain, parallel, sealing
 from . import ruleset as rulesets
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
@@ -30,6 +30,7 @@ from .errors import (
     ChainBroken,
     DiskError,
     Held,
+    IllegalOrder,
     Locked,
     NoMessage,
     NotOfThisGame,
@@ -229,10 +230,10 @@ class Game:
         read_side = read or self._side
 
         found: dict[str, Message] | None = None
-        scanned = False
+        scanned = sealed_read = False
 
         def fetch(message_id: str) -> Message | None:
-            nonlocal found, scanned
+            nonlocal found, scanned, sealed_read
             if staged and message_id in staged:
                 return staged[message_id]
             if found is None:  # each reveal file of this seq is read once, on the first look-up
@@ -241,6 +242,13 @@ class Game:
                     reveal = read_side(self.dir.reveal_path(member.id, seq))
                     if reveal is not None:
                         found[reveal.id] = reveal
+            if message_id not in found and not sealed_read:  # a collector's entry: seals and unseals of seq
+                sealed_read = True
+                for member in self.charter.participants:
+                    for kind in ("seal", "unseal"):
+                        side = read_side(self.dir.sealed_path(kind, member.id, seq))
+                        if side is not None:
+                            found[side.id] = side
             if message_id not in found and witnesses is not None and not scanned:
                 here = list(found.values()) + list((staged or {}).values())
                 present = {m.player for m in here if m.type == "reveal" and m.fields["seq"] == seq}
@@ -620,7 +628,7 @@ class Game:
         message.verify(member.pubkey.raw)
         if kind == "move":
             return self._accept_entry(work, message, staged, staged_by_id)
-        if kind not in ("join", "reveal", "resign"):
+        if kind not in ("join", "reveal", "resign", "seal", "unseal"):
             raise UsageError(f"this pbem does not handle {kind} messages yet", field="type", **context)
         return self._accept_side(work, message, staged, staged_by_id)
 
@@ -633,6 +641,8 @@ class Game:
                                 f"{self.charter.digest[:12]}", field="charter", **context)
         if message.type == "resign" and not self._is_known_head(message.fields["at"], work, staged_by_id):
             raise Held(f"resign names head {message.fields['at'][:12]}, not in this log yet", field="at", **context)
+        if message.type in ("seal", "unseal"):
+            self._check_sealed_binding(work, message, staged)
         path = self.dir.side_path(message)
         stored = self._stored_at(path, staged)
         if stored is not None:
@@ -643,12 +653,41 @@ class Game:
             work.accept_join(message)
         elif message.type == "reveal":
             self._check_reveal(work, message, staged)
-        else:
+        elif message.type == "unseal":
+            self._check_unseal(work, message, staged)
+        elif message.type == "resign":
             work.check_resign(message, True)
             self._resign_messages()[message.id] = message
         staged[path] = message
         staged_by_id[message.id] = message
         return "applied", []
+
+    def _check_sealed_binding(self, work: Engine, message: Message, staged: dict) -> None:
+        """§5: a seal or unseal is bound to an entry of this log (genesis at seq 0); one bound to an
+        entry not here yet is held."""
+        seq, bound = message.fields["seq"], message.fields["for"]
+        if seq > work.head_seq:
+            raise Held(f"{message.type} for seq {seq}, but this log ends at seq {work.head_seq}", field="seq",
+                       **message.context())
+        stored = self._stored_at(self.dir.entry_path(seq), staged) if seq else None
+        ours = work.genesis if seq == 0 else (stored.id if stored is not None else None)
+        if bound != ours:
+            raise NotOfThisGame(f"{message.type} names entry {bound[:12]} at seq {seq}, but this log holds "
+                                f"{(ours or '')[:12]} there", field="for", **message.context())
+        if seq == work.head_seq:  # the open decision, once its roll point (if any) can be resolved here
+            probe = work.clone()
+            probe.resolve_with(self.reveals_at(probe))
+            members = probe.sealed_members()
+            if members and message.player not in members:
+                raise IllegalOrder(f"{message.player} is no member of the decision bound to seq {seq} "
+                                   f"({', '.join(members)})", rule="PROTOCOL §5", **message.context())
+
+    def _check_unseal(self, work: Engine, message: Message, staged: dict) -> None:
+        """An unseal opens its seal, which must be here first (§5: exit 3, or held)."""
+        seal = self._stored_at(self.dir.sealed_path("seal", message.player, message.fields["seq"]), staged)
+        if seal is None:
+            raise Held(f"{message.player}'s unseal arrived before his seal", field="for", **message.context())
+        work.check_unseal(seal, message)
 
     def _check_reveal(self, work: Engine, message: Message, staged: dict) -> None:
         context = message.context()
@@ -779,6 +818,7 @@ class Game:
                 raise Held(f"waiting for the reveal of {', '.join(missing)} for seq {engine.roll.seq}",
                            player=player, seq=engine.roll.seq)
             uses.extend(reveals.values())
+        uses.extend(self._sealed_uses(engine, player))
         uses.extend(m for m in self._resign_messages().values() if m.player not in engine.resigned)
         uses.sort(key=engine._use_order)
         fields = {
@@ -801,6 +841,38 @@ class Game:
         computed, _ = engine.apply_entry(trial, by_id.get, check_state=False, check_signature=False)
         fields["state"] = computed
         return sign(fields, signer)
+
+    def _sealed_uses(self, engine: Engine, player: str) -> list[Message]:
+        """§5: after a simultaneous decision the collector's entry uses every member's seal and unseal."""
+        probe = engine.clone()
+        probe.resolve_with(self.reveals_at(probe))
+        decision = sealing.open_decision(probe)
+        if decision is None:
+            return []
+        seals, unseals = sealing.stored(self, "seal", decision), sealing.stored(self, "unseal", decision)
+        waiting = [p for p in decision.members if p not in seals or p not in unseals]
+        if waiting:
+            owed = [f"{p}'s {'unseal' if p in seals else 'seal'}" for p in waiting]
+            raise Held(f"the simultaneous decision of seq {decision.seq} waits for {', '.join(owed)}",
+                       player=player, seq=decision.seq)
+        return [*seals.values(), *unseals.values()]
+
+    def owed_sealed(self, player: str, *, early: bool = False) -> str | None:
+        """"seal" or "unseal" if this player owes one for the open simultaneous decision."""
+        engine, _ = self.current()
+        return sealing.owed(self, engine, player, early=early)
+
+    def seal(self, player: str, orders: list[dict], signer: Signer) -> tuple[Message, ApplyReport]:
+        """Seal this member's orders for the open simultaneous decision (§5), checked alone first."""
+        with self._writing():
+            engine, _ = self.current()
+            return self._publish(sealing.seal(self, engine, player, orders, signer))
+
+    def unseal(self, player: str, signer: Signer, *, early: bool = False) -> tuple[Message, ApplyReport]:
+        """Open this member's seal, once every member's seal is here (§5), or at once with `early`."""
+        with self._writing():
+            engine, _ = self.current()
+            return self._publish(sealing.unseal(self, engine, player, signer, early=early))
 
     def move(self, player: str, orders: list[dict], signer: Signer, **kw) -> tuple[Message, ApplyReport]:
         with self._writing():
@@ -1018,6 +1090,10 @@ def status(game: Game) -> dict:
                             **_deadline(engine.roll.opened, game.charter.reveal_hours)}
             return data
     current, _ = game.current()
+    decision = sealing.open_decision(current)
+    if decision is not None:
+        data["step"] = _sealed_step(game, decision, engine.head_time, game.charter.move_hours)
+        return data
     pending = current.pending()
     if isinstance(pending, rulesets.Over):
         closing = engine.roll is not None
@@ -1029,6 +1105,16 @@ def status(game: Game) -> dict:
         data["step"] = {"kind": "decision", "waiting_for": _next_to_sign(game, current, list(pending.players)),
                         "prompt": pending.prompt, **_deadline(engine.head_time, game.charter.move_hours)}
     return data
+
+
+def _sealed_step(game: Game, decision: sealing.OpenDecision, since: str | None, hours: int) -> dict:
+    """Who owes a seal, then an unseal, for the open simultaneous decision; then who collects (§5)."""
+    seals, unseals = sealing.stored(game, "seal", decision), sealing.stored(game, "unseal", decision)
+    sealing_now = [p for p in decision.members if p not in seals]
+    unsealing = [] if sealing_now else [p for p in decision.members if p not in unseals]
+    return {"kind": "sealed", "seq": decision.seq, "members": decision.members, "prompt": decision.prompt,
+            "collector": decision.collector, "seals_from": sealing_now, "unseals_from": unsealing,
+            "waiting_for": sealing_now or unsealing or [decision.collector], **_deadline(since, hours)}
 
 
 def _next_to_sign(game: Game, engine: Engine, deciding: list[str]) -> list[str]:

@@ -261,6 +261,10 @@ class GameDir:
             name = f"{kind}-{message.player}-{message.fields.get('seq', 0):06d}"
         return self.root / "side" / f"{name}.toml"
 
+    def sealed_path(self, kind: str, player: str, seq: int) -> Path:
+        """Where a seal or unseal of `player`'s for the decision bound to seq is kept (its slot)."""
+        return self.root / "side" / f"{kind}-{player}-{seq:06d}.toml"
+
     def reveal_path(self, player: str, seq: int) -> Path:
         return self.root / "side" / f"reveal-{player}-{seq:06d}.toml"
 

@@ -25,6 +25,20 @@ def _short(hex_id: str | None) -> str:
     return (hex_id or "")[:12]
 
 
+def _sealed_lines(step: dict) -> list:
+    """A simultaneous decision: what is asked, who owes a seal or an unseal, who collects."""
+    lines = [literal(step["prompt"] or f"a simultaneous decision of {', '.join(step['members'])}")]
+    if step["seals_from"]:
+        lines.append(literal(f"Waiting for the seals of {', '.join(step['seals_from'])} (pbem seal)", "warn"))
+    elif step["unseals_from"]:
+        lines.append(literal(f"Every member has sealed: waiting for the unseals of {', '.join(step['unseals_from'])} "
+                             "(pbem unseal)", "warn"))
+    else:
+        lines.append(literal(f"All unsealed: {step['collector']} collects them (pbem move)", "warn"))
+    lines.extend(_deadline_text(step, "move"))
+    return lines
+
+
 def status_view(data: dict):
     title = Text.assemble(("Game ", "bold"), (plain(data["game"]), "bold cyan"),
                           plain(f"  ({data['ruleset']}, dice: {data['dice']})"))
@@ -49,6 +63,8 @@ def status_view(data: dict):
         if step.get("prompt"):
             lines.append(literal(step["prompt"]))
         lines.extend(_deadline_text(step, "move"))
+    elif kind == "sealed":
+        lines.extend(_sealed_lines(step))
     elif kind == "over":
         lines.append(Text.assemble(("Game over: ", "bold"), (plain(step["result"]), "ok")))
         if step.get("closing_entry_by"):

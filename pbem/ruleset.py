@@ -16,7 +16,7 @@ import contextlib
 import importlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -403,7 +403,7 @@ class Ruleset(Generic[S]):
         A ruleset whose `pending` never names two players need not implement it."""
         raise NotImplementedError(f"{self.id} opened a simultaneous decision but cannot apply one")
 
-    def check_together(self, state: S, player: str, orders: list[Mapping]) -> None:
+    def check_together(self, state: S, player: str, orders: Sequence[Mapping]) -> None:
         """Raise the IllegalOrder (with its rule) for which `apply_together` would void these orders
         of `player`'s; return if they stand. `pbem seal` asks before signing. Changes nothing."""
         raise NotImplementedError(f"{self.id} opened a simultaneous decision but cannot check one")

@@ -44,9 +44,11 @@ def test_wheel_carries_the_rules_package_and_its_data(tmp_path):
     wheel = next(tmp_path.glob("pbem-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "pbem/rules/freeform/__init__.py" in names
-    assert "pbem/rules/freeform/data/freeform.toml" in names
+    assert "pbem/rules/freeform/data/ruleset.toml" in names
     assert "pbem/rules/common/notation.py" in names
-    assert {f"pbem/rules/paths_of_glory/data/{n}.toml" for n in ("map", "units", "setup_1914")} <= names
+    assert {f"pbem/rules/paths_of_glory/data/{n}.toml"
+            for n in ("map", "units", "setup_1914", "ruleset", "scenarios", "sequence", "calendar", "demo")} <= names
+    assert not [n for n in names if "convert" in n or n.startswith("tools/")]  # the converter stays in the source
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "freeform = pbem.rules.freeform:ruleset" in text and "pbem = pbem.cli:main" in text

@@ -12,7 +12,7 @@ data/ruleset.toml.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NotRequired, TypedDict
 
@@ -144,7 +144,7 @@ class Freeform(Ruleset[FreeformState]):
     def apply_together(self, state: FreeformState, orders: Mapping[str, list[Mapping] | None]) -> FreeformState:
         return sealed.apply_together(state, orders)
 
-    def check_together(self, state: FreeformState, player: str, orders: list[Mapping]) -> None:
+    def check_together(self, state: FreeformState, player: str, orders: Sequence[Mapping]) -> None:
         sealed.check_choice(state, player, orders)
 
     def _order_end(self, state: FreeformState, player: str, order: Mapping) -> None:

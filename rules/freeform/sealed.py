@@ -9,7 +9,7 @@ A member whose sealed orders are not one readable `choose` has them voided, the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pbem.errors import IllegalOrder
@@ -34,7 +34,7 @@ def open_round(state: FreeformState, player: str, order: Mapping) -> None:
     state.sealed = {"players": sorted(members, key=roster.index), "purpose": order["purpose"], "by": player}
 
 
-def check_choice(state: FreeformState, player: str, orders: list[Mapping]) -> None:
+def check_choice(state: FreeformState, player: str, orders: Sequence[Mapping]) -> None:
     """Raise the IllegalOrder for which these sealed orders would be voided."""
     if state.sealed is None or player not in state.sealed["players"]:
         raise IllegalOrder(f"{player} has no sealed choice to make now", rule=RULE, field="player")
