@@ -88,9 +88,28 @@ class _Shown:
             "seq": self.seq, "id": self.id, "player": self.player, "time": self.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "orders": [game.ruleset.summary(o) for o in self.orders],
             "uses": self.uses,
+            "unsealed": unsealed_orders(game, self.seq - 1) if self.uses else {},
             "dice": [d.to_dict() for d in roll.draws] if roll else [],
             "waiting_for": list(points.missing) if waiting else [],
         }
+
+
+def unsealed_orders(game: Game, seq: int) -> dict[str, list[str] | None]:
+    """What the members of the decision bound to seq unsealed, summarised (None: unreadable text),
+    as the entry after it collected them (§5)."""
+    from .errors import UnreadableInput
+    from .orders import from_sealed_text
+
+    found: dict[str, list[str] | None] = {}
+    for member in game.charter.participants:
+        unseal = game.dir.read_message(game.dir.sealed_path("unseal", member.id, seq))
+        if unseal is None:
+            continue
+        try:
+            found[member.id] = [game.ruleset.summary(o) for o in from_sealed_text(unseal.fields["orders"])]
+        except UnreadableInput:
+            found[member.id] = None
+    return found
 
 
 def explain_roll(record: RollRecord, charter: Charter) -> dict:

@@ -39,6 +39,13 @@ def _sealed_lines(step: dict) -> list:
     return lines
 
 
+def _unsealed_text(unsealed: dict) -> str:
+    """The orders a collector's entry unsealed: each member's, or why there are none."""
+    parts = [f"{player} " + ("(unreadable)" if orders is None else "; ".join(orders) or "(no orders)")
+             for player, orders in unsealed.items()]
+    return "unsealed: " + " | ".join(parts)
+
+
 def status_view(data: dict):
     title = Text.assemble(("Game ", "bold"), (plain(data["game"]), "bold cyan"),
                           plain(f"  ({data['ruleset']}, dice: {data['dice']})"))
@@ -107,6 +114,8 @@ def log_view(rows: list[dict], more: str | None = None):
 
 def _log_cells(row: dict) -> tuple:
     orders = "; ".join(row["orders"]) or ("(uses only)" if row["uses"] else "(binds the first roll)")
+    if row.get("unsealed"):
+        orders = _unsealed_text(row["unsealed"]) + ("; " + orders if row["orders"] else "")
     dice = literal(f"waiting for reveals from {', '.join(row['waiting_for'])}", "warn") \
         if row.get("waiting_for") else draws_text(row["dice"])
     when = row["time"][5:16].replace("T", " ")

@@ -81,6 +81,11 @@ def test_the_whole_round_through_the_cli(opened):
     assert code == 0, err
     for result in mail(table, "alice", table["alice"].dir / "outbox" / "000002-move-alice.toml"):
         assert result[0] == 0, result
+    code, out, err = table["carol"].cli("log", "--json")
+    assert json.loads(out)[1]["unsealed"] == {"alice": ['choose text="2 points"'], "bob": ['choose text="5 points"'],
+                                              "carol": []}
+    code, out, err = table["carol"].cli("log")
+    assert 'unsealed: alice choose text="2 points" | bob choose text="5 points" | carol (no orders); note' in out
     for name in NAMES:
         code, out, err = table[name].cli("show", "state", "--json")
         assert json.loads(out)["last_sealed"]["choices"] == {"alice": "2 points", "bob": "5 points", "carol": None}

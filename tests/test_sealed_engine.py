@@ -14,10 +14,13 @@ import secrets
 import pytest
 from helpers import NAMES, setup_game
 
-from pbem import chain
+from pbem import chain, keys, ruleset
+from pbem.charter import Charter, Member
 from pbem.errors import BadSignature, ChainBroken, IllegalOrder, UnreadableInput
+from pbem.game import join
 from pbem.message import sign
 from pbem.orders import sealed_text
+from pbem.ruleset import Decision, Over
 
 ROUND = {"kind": "sealed", "players": ["carol", "alice", "bob"], "purpose": "bids for Alsace"}
 
@@ -148,3 +151,79 @@ def test_a_choose_outside_a_sealed_round_and_a_round_of_one_are_illegal(tmp_path
         table.move("alice", [{"kind": "sealed", "players": ["bob"], "purpose": "x"}])
     with pytest.raises(IllegalOrder, match="follows a roll or another player's choice"):
         table.move("alice", [ROUND, {"kind": "pass"}])
+
+
+# ---------------------------------------------------------------------------- bound to genesis
+
+class Council(ruleset.Ruleset[dict]):
+    """The game opens with a sealed decision of every player; once collected it is over."""
+
+    id = "council"
+
+    def declaration(self):
+        return {"version": "1", "title": "a sealed council", "scenarios": {"default": {"title": "council"}},
+                "orders": {"pick": {"rule": "council.1", "help": "a pick", "fields": {"text": {"type": "text"}}}}}
+
+    def new_state(self, setup):
+        return {"players": setup.players, "picks": None}
+
+    def pending(self, state):
+        return Over("picked") if state["picks"] is not None else Decision(tuple(state["players"]), "pick")
+
+    def check_together(self, state, player, orders):
+        if len(orders) > 1 or any(o.get("kind") != "pick" for o in orders):
+            raise IllegalOrder("one pick", rule="council.1")
+
+    def apply_together(self, state, orders):
+        state["picks"] = {p: (o[0]["text"] if o else None) for p, o in orders.items()}
+        return state
+
+    def dump(self, state):
+        return dict(state)
+
+    def load(self, data, setup):
+        return dict(data)
+
+
+@pytest.fixture
+def council(tmp_path):
+    ruleset.register(Council())
+    signers = {name: keys.FileSigner.from_seed(bytes([i + 40]) * 32, name) for i, name in enumerate(NAMES)}
+    charter = Charter.create(game="council-game", ruleset="council", version="1", scenario="default", dice="all",
+                             reveal_hours=24, move_hours=72, options={}, tables={},
+                             players=[Member(n, (), signers[n].public, "player") for n in NAMES])
+    (tmp_path / "game.toml").write_text(charter.text)
+    games, joins = {}, []
+    for name in NAMES:
+        games[name], message = join(tmp_path / "game.toml", tmp_path / name, signers[name],
+                                    home=tmp_path / "home" / name)
+        joins.append(message)
+    for game in games.values():
+        game.accept(joins)
+    yield games, signers
+    ruleset.unregister("council")
+
+
+def everyone(games, message):
+    for game in games.values():
+        game.accept([message])
+
+
+def test_a_decision_open_before_seq_1_binds_to_genesis_and_is_collected_at_seq_1(council):
+    games, signers = council
+    engine = games["bob"].engine()
+    assert engine.head_seq == 0 and engine.sealed_members() == list(NAMES)
+    for name in NAMES:
+        seal, _ = games[name].seal(name, [{"kind": "pick", "text": name.upper()}], signers[name])
+        assert (seal.fields["seq"], seal.fields["for"]) == (0, engine.genesis)
+        everyone(games, seal)
+    for name in NAMES:
+        unseal, _ = games[name].unseal(name, signers[name])
+        everyone(games, unseal)
+    with pytest.raises(IllegalOrder, match="out of turn: the next entry is alice's"):
+        games["bob"].move("bob", [], signers["bob"])
+    entry, _ = games["alice"].move("alice", [], signers["alice"])  # only uses: the council is over
+    assert entry.fields["seq"] == 1 and len(entry.uses) == 6
+    everyone(games, entry)
+    for game in games.values():
+        assert game.verify().state["picks"] == {"alice": "ALICE", "bob": "BOB", "carol": "CAROL"}
