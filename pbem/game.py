@@ -11,7 +11,6 @@ import contextlib
 import datetime as dt
 import fcntl
 import os
-import secrets
 import time
 import tomllib
 from collections.abc import Callable
@@ -824,7 +823,7 @@ class Game:
         fields = {
             "pbem": 1, "type": "move", "game": self.charter.game, "player": player,
             "seq": engine.head_seq + 1, "prev": engine.head_id, "time": now or utc_now(),
-            "salt": secrets.token_hex(32), "state": "0" * 64,
+            "salt": os.urandom(32).hex(), "state": "0" * 64,  # the OS CSPRNG, as secrets uses
         }
         if uses:
             fields["uses"] = [m.id for m in uses]
@@ -1061,7 +1060,7 @@ __all__ = ["FileSigner", "Game", "Identity", "SeedStore", "join", "read_messages
 def _deadline(since: str | None, hours: int) -> dict:
     if not since:
         return {}
-    start = dt.datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+    start = dt.datetime.fromisoformat(since)  # "…Z" is UTC; strptime would load _strptime at every status
     due = start + dt.timedelta(hours=hours)
     return {"since": since, "due": due.strftime("%Y-%m-%dT%H:%M:%SZ"), "overdue": bool(hours) and utc_now() > due}
 

@@ -8,7 +8,7 @@ collects them all in his next entry.
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -110,7 +110,7 @@ def seal(game: Game, engine: Engine, player: str, orders: list[dict], signer) ->
         game.ruleset.check_together(game.ruleset.copy(engine.state, engine.setup), player, orders)
     except IllegalOrder as refused:
         raise refused.locate(player=player, kind="seal") from None
-    key, text = secrets.token_bytes(32), sealed_text(orders)
+    key, text = os.urandom(32), sealed_text(orders)  # the OS CSPRNG, as secrets uses
     record = SealRecord(game.seed_store(player).folder)
     record.add(decision.seq, decision.entry, key, text)
     digest = chain.sealed_digest(game.charter.game, player, bytes.fromhex(decision.entry), key, text)
