@@ -39,7 +39,7 @@ class OpenDecision:
 
 def open_decision(engine: Engine) -> OpenDecision | None:
     """The sealed decision pending at `engine`'s head (after its roll point, if resolved), if any."""
-    members = engine.sealed_members()
+    members = engine.sealed_members() if engine.started else []
     if not members:
         return None
     return OpenDecision(engine.head_seq, engine.head_id or "", members, engine.collector(),

@@ -152,7 +152,8 @@ def test_a_game_played_to_the_end_by_mail(tmp_path, smtp):
                                                                               "bob@example.test"]
     again = bob.inbox()  # his own reveal comes back to him (PROTOCOL §6): already in his log
     assert [o["status"] for outcomes in again["applied"].values() for o in outcomes] == ["duplicate"]
-    assert bob.inbox() == {"new_mails": 0, "skipped": 3, "refused": [], "applied": {}, "reveals": []}
+    assert bob.inbox() == {"new_mails": 0, "skipped": 3, "refused": [], "applied": {}, "reveals": [],
+                           "unseals": []}
     alice.inbox()
     assert json.loads(alice.run("show", "--json").stdout)["last_roll"]["purpose"] == "opening"
 

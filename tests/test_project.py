@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -14,6 +15,7 @@ import pytest
 
 from pbem import ruleset
 from pbem.game import Game
+from pbem.message import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "freeform-3p" / "game"
@@ -57,10 +59,24 @@ def test_wheel_carries_the_rules_package_and_its_data(tmp_path):
 def test_bundled_example_verifies(tmp_path):
     result = pbem("verify", "--game", str(EXAMPLE), "--json")
     assert result.returncode == 0, result.stderr
-    assert '"entries": 5' in result.stdout
+    assert '"entries": 6' in result.stdout
     engine = Game(EXAMPLE).replay(keep_rolls=True)
-    assert engine.head_seq == 5 and len(engine.rolls) == 3
+    assert engine.head_seq == 6 and len(engine.rolls) == 3
     assert engine.ruleset.dump(engine.state)["result"] == "draw agreed after the barrage"
+
+
+def test_bundled_example_holds_a_collected_sealed_round(tmp_path):
+    """seq 4 opens a round among all three; alice's seq 5 uses every seal and unseal (protocol §5)."""
+    shutil.copytree(EXAMPLE, tmp_path / "game", ignore=shutil.ignore_patterns("state.toml", ".lock"))
+    result = pbem("show", "state", "--json", "--game", str(tmp_path / "game"))
+    assert result.returncode == 0, result.stderr
+    sealed = json.loads(result.stdout)["last_sealed"]
+    assert sealed["purpose"] == "bids for the ridge" and sealed["by"] == "alice" and sealed["voided"] == {}
+    assert sealed["choices"] == {"alice": "2 battalions", "bob": "3 battalions", "carol": None}
+    side = {parse(p.read_bytes()).id: p.name for p in (EXAMPLE / "side").glob("*seal-*.toml")}
+    collecting = parse((EXAMPLE / "entries" / "000005.toml").read_bytes())
+    assert collecting.player == "alice" and [side.get(i) for i in collecting.uses] == [
+        f"{kind}-{name}-000004.toml" for name in ("alice", "bob", "carol") for kind in ("seal", "unseal")]
 
 
 def test_demo_plays_and_verifies_a_three_player_game():

@@ -86,6 +86,8 @@ def test_the_whole_round_through_the_cli(opened):
                                               "carol": []}
     code, out, err = table["carol"].cli("log")
     assert 'unsealed: alice choose text="2 points" | bob choose text="5 points" | carol (no orders); note' in out
+    _, out, _ = table["bob"].cli("show", "state")
+    assert "Last sealed round: bids for Alsace: alice 2 points · bob 5 points · carol abstains" in out
     for name in NAMES:
         code, out, err = table[name].cli("show", "state", "--json")
         assert json.loads(out)["last_sealed"]["choices"] == {"alice": "2 points", "bob": "5 points", "carol": None}

@@ -42,7 +42,23 @@ def state_view(state: dict):
         if "outcome" in roll:
             line.append(plain(f"  → {roll['table']}: {roll['outcome']}"), style="magenta")
         parts.append(line)
+    if state.get("sealed"):
+        parts.append(literal(f"Sealed round open: {', '.join(state['sealed']['players'])} choose "
+                             f"({state['sealed']['purpose']})"))
+    if state.get("last_sealed"):
+        parts.append(_last_sealed(state["last_sealed"]))
     return Group(*parts)
+
+
+def _last_sealed(last: dict) -> Text:
+    """The last sealed round: every member's choice, an abstention, or his voided orders with the rule."""
+    shown = []
+    for player, choice in last["choices"].items():
+        if player in last["voided"]:
+            shown.append(f"{player} voided ({last['voided'][player]})")
+        else:
+            shown.append(f"{player} {choice}" if choice is not None else f"{player} abstains")
+    return Text.assemble(("Last sealed round: ", "bold"), plain(f"{last['purpose']}: " + " · ".join(shown)))
 
 
 def tables_data(state) -> dict:
