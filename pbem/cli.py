@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -524,8 +523,8 @@ def move(
         out().print(reports.outcome_lines(report, game.ruleset.summary))
         _say_finished(game)
         if not send_now:
-            out().print(f"Mail [bold]{path}[/bold] to the other players (and the reveals it uses, if you hold "
-                        "them), or run 'pbem send' on it.")
+            out().print(f"Mail [bold]{path}[/bold] to the other players (and the reveals, seals and unseals it "
+                        "uses, if you hold them), or run 'pbem send' on it.")
     posted = _post(game, [message], quiet=as_json) if send_now else []
     game.announced()  # after mailing: a run killed while sending names the move again
     if as_json:
@@ -544,6 +543,7 @@ def seal_cmd(
     key: Optional[Path] = KeyOpt,
     agent: Optional[Path] = AgentOpt,
     send_now: bool = SendOpt,
+    as_json: bool = JsonOpt,
 ) -> None:
     """Seal your orders for a simultaneous decision: the others see only a digest until all have sealed.
 
@@ -559,11 +559,21 @@ def seal_cmd(
     if edit:
         parsed.extend(_edit_orders(game, player))
     message, _ = game.seal(player, parsed, _signer(key, agent, game))
-    _say_finished(game)
-    out().print(f"[ok]Sealed[/ok] your orders for seq {message.seq}. Mail [bold]{game.dir.outbox_path(message)}"
-                "[/bold] to every player; unseal once every member has sealed.")
-    posted = _post(game, [message]) if send_now else []
+    _report_side(game, message, as_json, send_now, f"[ok]Sealed[/ok] your orders for seq {message.seq}. Mail "
+                 f"[bold]{game.dir.outbox_path(message)}[/bold] to every player; unseal once every member has sealed.")
+
+
+def _report_side(game, message, as_json: bool, send_now: bool, said: str) -> None:
+    """What a seal or unseal command prints (or its JSON), then the mail it sends with --send."""
+    if not as_json:
+        _say_finished(game)
+        out().print(said)
+    posted = _post(game, [message], quiet=as_json) if send_now else []
     game.announced()
+    if as_json:
+        emit_json({"id": message.id, "type": message.type, "seq": message.seq,
+                   "outbox": str(game.dir.outbox_path(message)), "mailed": [_delivery_json(p) for p in posted],
+                   "finished": _finished_json(game)})
     _check_delivered(posted)
 
 
@@ -573,17 +583,14 @@ def unseal_cmd(
     key: Optional[Path] = KeyOpt,
     agent: Optional[Path] = AgentOpt,
     send_now: bool = SendOpt,
+    as_json: bool = JsonOpt,
 ) -> None:
     """Open your seal, once every member of the simultaneous decision has sealed (exit 5 until then)."""
     game = _game(game_dir)
     player = _me(game)
     message, _ = game.unseal(player, _signer(key, agent, game))
-    _say_finished(game)
-    out().print(f"[ok]Unsealed[/ok] your orders for seq {message.seq}. Mail [bold]"
-                f"{game.dir.outbox_path(message)}[/bold] to every player.")
-    posted = _post(game, [message]) if send_now else []
-    game.announced()
-    _check_delivered(posted)
+    _report_side(game, message, as_json, send_now, f"[ok]Unsealed[/ok] your orders for seq {message.seq}. Mail "
+                 f"[bold]{game.dir.outbox_path(message)}[/bold] to every player.")
 
 
 def _refuse_after_interrupted_move(game, player: str) -> None:
@@ -677,7 +684,9 @@ def apply(
         out().print(f"[ok]Unsealed[/ok] your orders for seq {unsealed.seq}: mail "
                     f"{game.dir.outbox_path(unsealed)} to every player.")
     if as_json:
-        emit_json(_apply_json(game, report, owed, revealed))
+        emit_json({**_apply_json(game, report, owed, revealed),
+                   "unseal": str(game.dir.outbox_path(unsealed)) if unsealed else None,
+                   "owed_sealed": game.owed_sealed(me)})
     else:
         _print_apply(game, report, owed, revealed)
     mine = [m for m in (revealed, unsealed) if m is not None]
@@ -784,8 +793,10 @@ def _seal_what_you_owe(game, player: str, signer) -> list:
     if game.owed_sealed(player) == "seal":
         sent.append(game.seal(player, [], signer)[0])
     if game.owed_sealed(player, early=True) == "unseal":
-        with contextlib.suppress(Held):  # orders he sealed before wait for the others' seals, as ever
+        try:
             sent.append(game.unseal(player, signer, early=True)[0])
+        except Held:  # orders he sealed before wait for the others' seals, as ever
+            out().print("[warn]You still owe your unseal: run 'pbem unseal' once every member has sealed.[/warn]")
     return sent
 
 

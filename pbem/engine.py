@@ -380,6 +380,10 @@ class Engine:
                               f"({side.fields['for'][:12]}), but the open decision is bound to seq {self.head_seq} "
                               f"({(self.head_id or '')[:12]})", field="for", **side.context())
 
+    def check_signed(self, side: Message) -> None:
+        """A side message is signed by its player's roster key (exit 3)."""
+        self._signer(side)
+
     def check_unseal(self, seal: Message, unseal: Message) -> None:
         """The unseal opens its seal: same slot, and the digest of its key and text is the seal's (§5)."""
         self._signer(unseal)
@@ -419,10 +423,11 @@ class Engine:
             unsealed[player] = _readable_orders(by_slot[("unseal", player)])
         self.state = self.ruleset.apply_together(self.state, unsealed)
 
-    def collector(self, step=None) -> str:
-        """§5: the first member in roster order signs the entry that uses the seals and unseals."""
+    def collector(self, step=None, leaving: frozenset[str] = frozenset()) -> str:
+        """§5: the first member in roster order signs the entry that uses the seals and unseals; one
+        who has resigned (or whose resign that entry uses: `leaving`) is passed over."""
         members = self.sealed_members(step)
-        return next((p for p in members if p not in self.resigned), members[0])
+        return next((p for p in members if p not in self.resigned and p not in leaving), members[0])
 
     def _apply_resigns(self, message: Message, resigns: list[Message]) -> list[Message]:
         """§5.8: each resign the entry uses takes effect, in uses order."""
@@ -515,8 +520,8 @@ class Engine:
         pending = self.pending()
         if self.head_seq == 0 and isinstance(pending, rules.Chance):
             return [self.first_active()], True  # game start: seq 1 binds the first roll point
-        if self.sealed_members(before):  # the collector; his own orders follow if the step is his
-            return [self.collector(before)], isinstance(pending, rules.Over)
+        if self.sealed_members(before):  # §5: the collector, a member resigning here passed over; his own
+            return [self.collector(before)], isinstance(pending, rules.Over)  # orders follow if the step is his
         if isinstance(before, rules.Decision) and any(r.player in before.players for r in resigns):
             return [self.first_active(("player", "referee"))], True
         if isinstance(pending, rules.Over):

@@ -299,7 +299,8 @@ class Game:
         try:
             engine = self.replay(keep_rolls=True, progress=progress, workers=workers)
             for reveal in self.reveals_at(engine).values():
-                engine.clone().check_reveal(reveal)
+                engine.check_reveal(reveal)  # changes nothing
+            self._verify_open_decision(engine)
             forks = self.dir.forks()
             if forks:
                 raise ChainBroken(f"the game is stopped: proof of equivocation in {forks[0]}", kind="game",
@@ -310,6 +311,24 @@ class Game:
             raise ChainBroken(f"{exc.message} [{type(exc).__name__}]", entry=exc.entry, seq=exc.seq,
                               player=exc.player, field=exc.field, rule=exc.rule, kind=exc.kind) from None
         return engine
+
+    def _verify_open_decision(self, engine: Engine) -> None:
+        """The seals and unseals stored for the decision open at the head: each signed by its member,
+        bound to the head, and each unseal opening its seal."""
+        probe = engine.clone()
+        probe.resolve_with(self.reveals_at(probe))
+        decision = sealing.open_decision(probe)
+        if decision is None:
+            return
+        seals = sealing.stored(self, "seal", decision)
+        for seal in seals.values():
+            probe.check_seal_binding(seal)
+            probe.check_signed(seal)
+        for unseal in sealing.stored(self, "unseal", decision).values():
+            probe.check_seal_binding(unseal)
+            if unseal.player not in seals:
+                raise ChainBroken(f"{unseal.player}'s unseal is stored without his seal", **unseal.context())
+            probe.check_unseal(seals[unseal.player], unseal)
 
     def engine(self) -> Engine:
         """The replay at the head: from state.toml when everything it names matches the log, else
@@ -642,6 +661,8 @@ class Game:
             raise Held(f"resign names head {message.fields['at'][:12]}, not in this log yet", field="at", **context)
         if message.type in ("seal", "unseal"):
             self._check_sealed_binding(work, message, staged)
+        if message.type == "unseal":  # one that opens nothing is refused (exit 3) whatever came first
+            self._check_unseal(work, message, staged)
         path = self.dir.side_path(message)
         stored = self._stored_at(path, staged)
         if stored is not None:
@@ -652,8 +673,6 @@ class Game:
             work.accept_join(message)
         elif message.type == "reveal":
             self._check_reveal(work, message, staged)
-        elif message.type == "unseal":
-            self._check_unseal(work, message, staged)
         elif message.type == "resign":
             work.check_resign(message, True)
             self._resign_messages()[message.id] = message
@@ -665,6 +684,9 @@ class Game:
         """§5: a seal or unseal is bound to an entry of this log (genesis at seq 0); one bound to an
         entry not here yet is held."""
         seq, bound = message.fields["seq"], message.fields["for"]
+        if not work.started:
+            raise Held(f"{message.type} for seq {seq}: the game has not started here yet (waiting for joins "
+                       f"from {', '.join(work.missing_joins())})", **message.context())
         if seq > work.head_seq:
             raise Held(f"{message.type} for seq {seq}, but this log ends at seq {work.head_seq}", field="seq",
                        **message.context())
@@ -673,13 +695,26 @@ class Game:
         if bound != ours:
             raise NotOfThisGame(f"{message.type} names entry {bound[:12]} at seq {seq}, but this log holds "
                                 f"{(ours or '')[:12]} there", field="for", **message.context())
-        if seq == work.head_seq:  # the open decision, once its roll point (if any) can be resolved here
-            probe = work.clone()
-            probe.resolve_with(self.reveals_at(probe))
-            members = probe.sealed_members()
-            if members and message.player not in members:
-                raise IllegalOrder(f"{message.player} is no member of the decision bound to seq {seq} "
-                                   f"({', '.join(members)})", rule="PROTOCOL §5", **message.context())
+        self._check_member(work, message, staged)
+
+    def _check_member(self, work: Engine, message: Message, staged: dict) -> None:
+        """Only a member of the decision bound to seq may seal for it: at the head, once its roll
+        point (if any) resolves here; before it, only one whose seal the collecting entry used."""
+        seq = message.fields["seq"]
+        if seq < work.head_seq:
+            after = self._stored_at(self.dir.entry_path(seq + 1), staged)
+            if after is None or message.id not in after.uses:
+                raise IllegalOrder(f"the decision bound to seq {seq} was collected at seq {seq + 1} without this "
+                                   f"{message.type}", rule="PROTOCOL §5", **message.context())
+            return
+        probe = work.clone()
+        if probe.resolve_with(self.reveals_at(probe)) is None and probe.roll is not None:
+            return  # its roll point waits for reveals: what it will ask is not known here yet
+        members = probe.sealed_members()
+        if message.player not in members:
+            asked = f"the decision bound to seq {seq} ({', '.join(members)})" if members else \
+                f"a decision bound to seq {seq}: none is open"
+            raise IllegalOrder(f"{message.player} is no member of {asked}", rule="PROTOCOL §5", **message.context())
 
     def _check_unseal(self, work: Engine, message: Message, staged: dict) -> None:
         """An unseal opens its seal, which must be here first (§5: exit 3, or held)."""
@@ -1091,7 +1126,7 @@ def status(game: Game) -> dict:
     current, _ = game.current()
     decision = sealing.open_decision(current)
     if decision is not None:
-        data["step"] = _sealed_step(game, decision, engine.head_time, game.charter.move_hours)
+        data["step"] = _sealed_step(game, current, decision, engine.head_time, game.charter.move_hours)
         return data
     pending = current.pending()
     if isinstance(pending, rulesets.Over):
@@ -1106,14 +1141,17 @@ def status(game: Game) -> dict:
     return data
 
 
-def _sealed_step(game: Game, decision: sealing.OpenDecision, since: str | None, hours: int) -> dict:
+def _sealed_step(game: Game, current: Engine, decision: sealing.OpenDecision, since: str | None, hours: int
+                 ) -> dict:
     """Who owes a seal, then an unseal, for the open simultaneous decision; then who collects (§5)."""
     seals, unseals = sealing.stored(game, "seal", decision), sealing.stored(game, "unseal", decision)
     sealing_now = [p for p in decision.members if p not in seals]
     unsealing = [] if sealing_now else [p for p in decision.members if p not in unseals]
+    leaving = frozenset(m.player for m in game._resign_messages().values())  # the collecting entry uses them
+    collector = current.collector(leaving=leaving)
     return {"kind": "sealed", "seq": decision.seq, "members": decision.members, "prompt": decision.prompt,
-            "collector": decision.collector, "seals_from": sealing_now, "unseals_from": unsealing,
-            "waiting_for": sealing_now or unsealing or [decision.collector], **_deadline(since, hours)}
+            "collector": collector, "seals_from": sealing_now, "unseals_from": unsealing,
+            "waiting_for": sealing_now or unsealing or [collector], **_deadline(since, hours)}
 
 
 def _next_to_sign(game: Game, engine: Engine, deciding: list[str]) -> list[str]:

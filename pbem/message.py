@@ -400,6 +400,14 @@ def _key_value(key: str, value) -> list[str]:
     return _long_string(f"{key} = ", value)
 
 
+def orders_text(orders: list[dict]) -> str:
+    """Orders as [[orders]] tables, a blank line between two, as an entry carries them and as a seal
+    commits to them (§5): nothing at all for no orders."""
+    blocks = ["\n".join(["[[orders]]", *(line for key, value in order.items() for line in _key_value(key, value))])
+              for order in orders]
+    return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
 def emit_body(fields: dict) -> bytes:
     """The normalised bytes of a message, keys in the order of §3."""
     kind = fields["type"]
@@ -412,12 +420,9 @@ def emit_body(fields: dict) -> bytes:
         if key not in fields or (key == "orders" and kind == "move"):
             continue
         lines.extend(_key_value(key, fields[key]))
-    if kind == "move":
-        for order_table in fields.get("orders", []):
-            lines.append("")
-            lines.append("[[orders]]")
-            for key, value in order_table.items():
-                lines.extend(_key_value(key, value))
+    if kind == "move" and fields.get("orders"):
+        lines.append("")
+        lines.extend(orders_text(fields["orders"])[:-1].split("\n"))  # not splitlines: U+2028 is text here
     text = "\n".join(lines) + "\n"
     body = text.encode()
     if normalise(text) != body:

@@ -205,11 +205,11 @@ def _as_toml(order: dict) -> list[str]:
 # ------------------------------------------------------------------ sealed orders (protocol §5)
 
 def sealed_text(orders: list[dict]) -> str:
-    """The exact text a seal commits to and an unseal carries: the orders as TOML [[orders]] tables
-    (nothing at all for no orders)."""
-    import tomli_w
+    """The exact text a seal commits to and an unseal carries: the orders as TOML [[orders]] tables,
+    written as an entry writes them (nothing at all for no orders)."""
+    from .message import orders_text
 
-    return tomli_w.dumps({"orders": orders}) if orders else ""
+    return orders_text(orders)
 
 
 def from_sealed_text(text: str) -> list[dict]:

@@ -75,9 +75,11 @@ class SealRecord:
     def __init__(self, folder) -> None:
         self.path = folder / "sealed.toml"
 
-    def find(self, seq: int, entry: str) -> dict | None:
+    def find(self, seq: int, entry: str, opens) -> dict | None:
+        """The kept key and text for this decision that open the seal sent (`opens(item)`): a seal
+        signed but never sent, by a run that failed after keeping its key, is passed over."""
         for item in self._items():
-            if item.get("seq") == seq and item.get("entry") == entry:
+            if item.get("seq") == seq and item.get("entry") == entry and opens(item):
                 return item
         return None
 
@@ -96,7 +98,9 @@ class SealRecord:
 
 
 def seal(game: Game, engine: Engine, player: str, orders: list[dict], signer) -> Message:
-    """Check `player`'s orders alone against the open decision, keep k and their text, sign the seal."""
+    """Check `player`'s orders alone against the open decision, keep k and their text, sign the seal.
+    No orders (abstaining, or resigning) need no check: whether that may stand is the ruleset's call
+    when the round is collected."""
     decision = _decision_of(engine, player)
     if player in stored(game, "seal", decision):
         raise UsageError(f"you have sealed for seq {decision.seq} already; mail "
@@ -107,7 +111,8 @@ def seal(game: Game, engine: Engine, player: str, orders: list[dict], signer) ->
             raise UnreadableInput("each order is a table with a kind", field=f"orders[{index}]", player=player)
         check_order(dict(order), index, {"player": player})
     try:
-        game.ruleset.check_together(game.ruleset.copy(engine.state, engine.setup), player, orders)
+        if orders:
+            game.ruleset.check_together(game.ruleset.copy(engine.state, engine.setup), player, orders)
     except IllegalOrder as refused:
         raise refused.locate(player=player, kind="seal") from None
     key, text = os.urandom(32), sealed_text(orders)  # the OS CSPRNG, as secrets uses
@@ -126,7 +131,16 @@ def unseal(game: Game, engine: Engine, player: str, signer, *, early: bool = Fal
     if player not in seals:
         raise UsageError(f"you have not sealed for seq {decision.seq}: pbem seal first", player=player)
     missing = [p for p in decision.members if p not in seals]
-    kept = SealRecord(game.seed_store(player).folder).find(decision.seq, decision.entry)
+    def opens(item: dict) -> bool:
+        try:
+            key = bytes.fromhex(str(item.get("key", "")))
+        except ValueError:  # a damaged record line opens nothing
+            return False
+        digest = chain.sealed_digest(game.charter.game, player, bytes.fromhex(decision.entry), key,
+                                     str(item.get("orders", "")))
+        return digest.hex() == seals[player].fields["sealed"]
+
+    kept = SealRecord(game.seed_store(player).folder).find(decision.seq, decision.entry, opens)
     if kept is None:
         raise UsageError(f"this machine holds no key for your seal of seq {decision.seq}: unseal on the machine "
                          "that sealed", player=player)

@@ -182,3 +182,107 @@ def test_a_member_who_resigns_sends_an_empty_seal_and_its_unseal(opened):
     assert code == 0, err
     sent = sorted(p.name for p in (table["carol"].dir / "outbox").glob("*carol*.toml"))
     assert any("seal-carol" in n for n in sent) and any("unseal-carol" in n for n in sent), sent
+
+
+# ---------------------------------------------------------------------------- after review
+
+def test_a_seal_that_failed_to_sign_leaves_no_key_that_blocks_the_unseal(opened):
+    table = opened
+    code, _, err = table["bob"].cli("seal", "--key", str(table["carol"].key), 'choose text="first"')
+    assert code != 0, err
+    for name in NAMES:
+        seal(table, name, f'choose text="{name}"')
+    code, _, err = table["bob"].cli("unseal")
+    assert code == 0, err
+
+
+def test_a_second_unseal_that_opens_nothing_is_exit_3_whatever_arrived_first(opened):
+    table = opened
+    for name in NAMES:
+        seal(table, name)
+    assert table["bob"].cli("unseal")[0] == 0
+    good = outbox_file(table, "bob", "unseal")
+    engine = table["bob"].game().engine()
+    bad = sign({"pbem": 1, "type": "unseal", "game": table.charter.game, "player": "bob", "for": engine.head_id,
+                "seq": 1, "key": secrets.token_hex(32), "orders": ""}, table["bob"].signer)
+    bad_path = write(table.root / "bad-unseal.toml", bad)
+    assert table["alice"].cli("apply", good)[0] == 0
+    code, _, err = table["alice"].cli("apply", str(bad_path))
+    assert code == 3 and "bob's unseal does not open his seal" in err, err
+    assert not list((table["alice"].dir / "forks").glob("*.toml"))
+
+
+def test_the_collector_passes_over_a_member_who_resigned(opened):
+    table = opened
+    code, _, err = table["alice"].cli("resign")
+    assert code == 0, err
+    for path in sorted((table["alice"].dir / "outbox").glob("*alice*.toml"))[1:]:  # her resign, seal, unseal
+        mail(table, "alice", path)
+    for name in ("bob", "carol"):
+        seal(table, name)
+    for name in ("bob", "carol"):
+        assert table[name].cli("unseal")[0] == 0
+        mail(table, name, outbox_file(table, name, "unseal"))
+    code, out, err = table["carol"].cli("status", "--json")
+    assert json.loads(out)["step"]["collector"] == "bob", out
+    code, _, err = table["alice"].cli("move")
+    assert code == 1 and "out of turn: the next entry is bob's" in err, err
+    code, _, err = table["bob"].cli("move")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("when", ["collected", "no decision"])
+def test_a_seal_that_can_never_be_used_is_refused(tmp_path, when):
+    table = setup_game(tmp_path, dice="open")
+    if when == "collected":
+        table["alice"].cli("move", 'sealed players=alice,bob purpose="x"')
+        mail(table, "alice", table["alice"].dir / "outbox" / "000001-move-alice.toml")
+        for name in ("alice", "bob"):
+            seal(table, name)
+        for name in ("alice", "bob"):
+            table[name].cli("unseal")
+            mail(table, name, outbox_file(table, name, "unseal"))
+        assert table["alice"].cli("move", "pass")[0] == 0
+        mail(table, "alice", table["alice"].dir / "outbox" / "000002-move-alice.toml")
+        bound = table["carol"].game().dir.entry(1).id
+    else:
+        bound = table["carol"].game().engine().head_id
+    seq = 1 if when == "collected" else 0
+    stray = sign({"pbem": 1, "type": "seal", "game": table.charter.game, "player": "carol", "for": bound,
+                  "seq": seq, "sealed": secrets.token_hex(32)}, table["carol"].signer)
+    code, _, err = table["bob"].cli("apply", str(write(table.root / "stray.toml", stray)))
+    assert code == 1 and "rule PROTOCOL §5" in err, err
+    assert not list((table["bob"].dir / "side").glob("seal-carol-*.toml"))
+
+
+def test_verify_checks_the_seals_and_unseals_waiting_at_the_head(opened):
+    table = opened
+    for name in NAMES:
+        seal(table, name)
+    engine = table["alice"].game().engine()
+    bad = sign({"pbem": 1, "type": "unseal", "game": table.charter.game, "player": "bob", "for": engine.head_id,
+                "seq": 1, "key": secrets.token_hex(32), "orders": ""}, table["bob"].signer)
+    write(table["alice"].dir / "side" / "unseal-bob-000001.toml", bad)
+    code, _, err = table["alice"].cli("verify")
+    assert code == 4 and "bob's unseal does not open his seal" in err, err
+
+
+def test_seal_and_unseal_speak_json(opened):
+    table = opened
+    code, out, err = table["bob"].cli("seal", 'choose text="x"', "--json")
+    assert code == 0, err
+    sealed = json.loads(out)
+    assert (sealed["type"], sealed["seq"]) == ("seal", 1) and sealed["outbox"].endswith("000001-seal-bob.toml")
+    mail(table, "bob", table["bob"].dir / sealed["outbox"])
+    for name in ("alice", "carol"):
+        seal(table, name)
+    code, out, err = table["bob"].cli("apply", "--unseal", "--json")
+    assert code == 0, err
+    assert json.loads(out)["unseal"].endswith("000001-unseal-bob.toml")
+
+
+def test_the_sealed_text_is_the_orders_tables_of_an_entry(vectors):
+    from pbem.orders import sealed_text
+
+    text = vectors["dice"]["sealed"]["text"]  # the [sealed] vector's orders, as protocol §5 writes them
+    assert sealed_text([{"kind": "overture", "ump": "prussia", "points": 2}]) == text

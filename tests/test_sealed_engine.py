@@ -227,3 +227,27 @@ def test_a_decision_open_before_seq_1_binds_to_genesis_and_is_collected_at_seq_1
     everyone(games, entry)
     for game in games.values():
         assert game.verify().state["picks"] == {"alice": "ALICE", "bob": "BOB", "carol": "CAROL"}
+
+
+def test_a_seal_bound_to_genesis_is_held_where_the_game_has_not_started(tmp_path):
+    ruleset.register(Council())
+    try:
+        signers = {name: keys.FileSigner.from_seed(bytes([i + 50]) * 32, name) for i, name in enumerate(NAMES)}
+        charter = Charter.create(game="council-2", ruleset="council", version="1", scenario="default", dice="all",
+                                 reveal_hours=24, move_hours=72, options={}, tables={},
+                                 players=[Member(n, (), signers[n].public, "player") for n in NAMES])
+        (tmp_path / "game.toml").write_text(charter.text)
+        games, joins = {}, {}
+        for name in NAMES:
+            games[name], joins[name] = join(tmp_path / "game.toml", tmp_path / name, signers[name],
+                                            home=tmp_path / "home" / name)
+        for name in ("alice", "bob"):
+            games[name].accept(list(joins.values()))
+        games["carol"].accept([joins["alice"]])  # bob's join has not reached carol
+        seal, _ = games["alice"].seal("alice", [], signers["alice"])
+        report = games["carol"].accept([seal])
+        assert [o.status for o in report.outcomes] == ["held"]
+        games["carol"].accept([joins["bob"]])  # the game starts at carol's, and the held seal applies
+        assert games["carol"].dir.sealed_path("seal", "alice", 0).exists()
+    finally:
+        ruleset.unregister("council")
