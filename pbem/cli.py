@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -1037,12 +1038,15 @@ def show(
     game_dir: Path = GameOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Inspect the game as it stands, with the latest roll resolved once all witnesses revealed."""
+    """Inspect the game as it stands, with the latest roll resolved once all witnesses revealed.
+
+    Views of what only you may see (your hand) are derived from your key on this machine."""
     game = _game(game_dir)
+    _derive_seeds_once(game)
     engine, _ = game.current()
     if not engine.started:
         raise UsageError(f"the game has not started: waiting for joins from {', '.join(engine.missing_joins())}")
-    views = game.ruleset.views(engine.state)
+    views = game.ruleset.views(engine.state, engine.views)
     if view == "list":
         if as_json:
             emit_json({name: v.help for name, v in views.items()})
@@ -1058,6 +1062,13 @@ def show(
         emit_json(data)
     else:
         out().print(views[name].render(data))
+
+
+def _derive_seeds_once(game) -> None:
+    """On a machine that never joined (a new laptop), your seeds come again from your key, so your
+    private view is derived as on the first. A key that cannot sign here just leaves it out."""
+    with contextlib.suppress(PbemError):
+        game.derive_hidden_chain(lambda: _signer(None, None, game))
 
 
 def _progress(label: str):
@@ -1180,7 +1191,7 @@ def report_cmd(
     engine, _ = game.current()
     parts = [reports.status_view(status(game))]
     if engine.started:
-        first = next(iter(game.ruleset.views(engine.state).values()))
+        first = next(iter(game.ruleset.views(engine.state, engine.views).values()))
         parts.append(first.render(first.data()))
     rows = log_entries(game, last=None if since else last or 20, since=since or 1)
     parts.append(reports.log_view(rows, reports.left_out(rows, game.dir.last_seq(), "pbem report")))

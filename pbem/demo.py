@@ -53,7 +53,7 @@ def _draws(record) -> Text:
 
 def _view(game: Game, words: list[str]):
     engine, _ = game.current()
-    view = game.ruleset.views(engine.state)[words[0]]
+    view = game.ruleset.views(engine.state, engine.views)[words[0]]
     return view.render(view.data(*words[1:]))
 
 

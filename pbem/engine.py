@@ -19,6 +19,7 @@ from . import ruleset as rules
 from .charter import Charter
 from .dice import Dice, Draw, Stream
 from .errors import BadSignature, ChainBroken, Held, IllegalOrder, NotOfThisGame, UnreadableInput, UsageError
+from .hidden import HiddenChain, PrivateDraws
 from .message import Message
 
 SIDE_RANK = {"reveal": 0, "seal": 1, "unseal": 2, "resign": 3}  # §5: order within one signer
@@ -105,6 +106,7 @@ class RollRecord:
     values: list[str]
     seed: str
     draws: list[Draw] = field(default_factory=list)
+    private: list[dict] = field(default_factory=list)  # who drew privately, for what (never what, §7)
 
 
 class Engine:
@@ -125,6 +127,8 @@ class Engine:
         self.head_state = b""  # canonical JSON of the state at the head, before its roll point (§5, §8)
         self.rolls: list[RollRecord] = []  # roll records, kept only when keep_rolls is set
         self.keep_rolls = False
+        self.chains: dict[str, HiddenChain] = {}  # hidden chains this client holds: its own player's (§7)
+        self.views: dict[str, dict] = {}  # their private views, beside the public state
 
     # ------------------------------------------------------------------ bookkeeping
 
@@ -183,6 +187,7 @@ class Engine:
         twin = copy.copy(self)
         twin.last_reveal = dict(self.last_reveal)
         twin.resigned = dict(self.resigned)
+        twin.views = json.loads(json.dumps(self.views)) if self.views else {}
         if self.started:
             twin.state = self.ruleset.copy(self.state, self.setup)
         return twin
@@ -230,6 +235,7 @@ class Engine:
             return
         state = self.ruleset.new_state(self.setup)  # may refuse the charter: then nothing has changed
         self.joins, self.state = joins, state
+        self.views = {player: self.ruleset.private_view(state, player) for player in self.chains}
         self.genesis = chain.genesis([j["id"] for j in joins.values()]).hex()
         self.head_id = self.genesis
 
@@ -315,9 +321,11 @@ class Engine:
                 self.charter.game, seq, bytes.fromhex(entry), [bytes.fromhex(v) for v in values]
             )
         dice = Dice(Stream(seed))
+        private = PrivateDraws(seq, seed, self.chains, self.views)
         while isinstance(self.ruleset.pending(self.state), rules.Chance):
-            self.state = self.ruleset.resolve(self.state, dice, None)
-        return RollRecord(seq, entry, self.charter.dice, list(witnesses), list(values), seed.hex(), dice.draws)
+            self.state = self.ruleset.resolve(self.state, dice, private)
+        return RollRecord(seq, entry, self.charter.dice, list(witnesses), list(values), seed.hex(), dice.draws,
+                          [request.to_dict() for request in private.requests])
 
     def _keep(self, records: list[RollRecord]) -> None:
         if self.keep_rolls:
@@ -340,8 +348,8 @@ class Engine:
         self.roll = None
         return record
 
-    def apply_entry(self, message: Message, fetch, *, check_state: bool = True,
-                    check_signature: bool = True) -> tuple[str, list[RollRecord]]:
+    def apply_entry(self, message: Message, fetch, *, check_state: bool = True, check_signature: bool = True,
+                    check_private: bool = False) -> tuple[str, list[RollRecord]]:
         """Check and apply one chain entry (§5.7). `fetch(id)` returns a stored side message or None.
 
         All or nothing: the steps run on a trial copy, committed only once every check has passed, so
@@ -357,7 +365,7 @@ class Engine:
         trial._apply_sealed(message, [u for u in used if u.type in ("seal", "unseal")], before)  # 2b
         resigns = trial._apply_resigns(message, [u for u in used if u.type == "resign"])  # 3
         trial._check_turn(message, before, resigns, consumed_roll, bool(used))  # 4-5: who signs, what
-        trial._apply_orders(message)  # 6
+        trial._apply_orders(message, check_private)  # 6 (check_private: the author's own hidden view, §7)
         computed = trial._hash_state(message, check_state)  # 7
         rolls.extend(trial._advance_head(message))  # 8: the new head and its roll point
         vars(self).update(vars(trial))  # commit every field the steps changed, at once
@@ -537,7 +545,7 @@ class Engine:
             return list(pending.players), False
         raise IllegalOrder("dice must be drawn before anyone can decide", rule="PROTOCOL §5", **message.context())
 
-    def _apply_orders(self, message: Message) -> None:
+    def _apply_orders(self, message: Message, check_private: bool = False) -> None:
         """Each order in turn, each legal for its author at that moment (§5)."""
         for index, order in enumerate(message.orders, 1):
             step = self.pending()
@@ -546,8 +554,13 @@ class Engine:
                     f"order {index} follows a roll or another player's choice it cannot yet know",
                     rule="PROTOCOL §5", field=f"orders[{index}]", **message.context(),
                 )
+            view = self.views.get(message.player)
             try:
+                if check_private and view is not None:
+                    self.ruleset.check_private(view, message.player, order)
                 self.state = self.ruleset.apply(self.state, message.player, order)
+                if view is not None:
+                    self.ruleset.apply_private(view, message.player, order)
             except IllegalOrder as exc:
                 exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
                 raise exc.locate(**message.context()) from None

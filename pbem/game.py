@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
+import json
 import os
 import time
 import tomllib
@@ -37,6 +38,7 @@ from .errors import (
     UnreadableInput,
     UsageError,
 )
+from .hidden import HiddenChain
 from .keys import FileSigner, Signer, app_dir
 from .log import IDENTITY, GameDir, atomic_write, disk_error, read_text, read_toml, remove, sweep_temp_files
 from .message import Message, check_order, emit_body, parse_fields, sign
@@ -193,6 +195,7 @@ class Game:
         self.ruleset = rulesets.load(self.charter.ruleset, self.charter.version)
         self.ruleset.check_setup(rulesets.Setup.of(self.charter))  # a hand-edited charter is refused, never played
         self._resigns: dict[str, Message] | None = None
+        self._chains: dict[str, HiddenChain] = {}
         self._engine: Engine | None = None  # the replay at the head, once loaded by this object
         self._entry_ids: set[str] | None = None  # ids of the stored entries, once a resign asked
         self.finished: list[Message] = []  # own messages an interrupted command left, finished by this one
@@ -269,6 +272,7 @@ class Game:
         `each` is given every entry once it is applied (`pbem log` summarises them)."""
         engine = Engine(self.charter, self.ruleset)
         engine.keep_rolls = keep_rolls
+        engine.chains = self.hidden_chains()
         joins = self._joins_of_this_charter()
         for join in sorted(joins, key=lambda m: self.charter.position(m.player)):
             engine.accept_join(join)
@@ -382,10 +386,62 @@ class Game:
             named = {i for i, _ in data["resigned"].values()}
             if any(not self._unconsumed(r, seq) for r in resigns.values() if r.id not in named):
                 return None
-            return Engine.from_cache(self.charter, self.ruleset, data, head, joins,
-                                     [m for m in last_reveals if m is not None])
+            engine = Engine.from_cache(self.charter, self.ruleset, data, head, joins,
+                                       [m for m in last_reveals if m is not None])
+            return self._with_private_views(engine)
         except (PbemError, KeyError, TypeError, ValueError, AttributeError):
             return None
+
+    def hidden_chains(self) -> dict[str, HiddenChain]:
+        """This player's hidden chain, when his seeds are in his app dir (derived at join, or again
+        from his key by a command that signs): his private views are derived beside the replay (§7)."""
+        me = self.identity
+        member = self.charter.member(me.player) if me is not None else None
+        if me is None or member is None or not member.participant:
+            return {}
+        if me.player not in self._chains:
+            seeds = self.seed_store(me.player).load()
+            if seeds is None:
+                return {}
+            self._chains[me.player] = HiddenChain(seeds["hidden"])
+        return dict(self._chains)
+
+    def derive_hidden_chain(self, signer_factory: Callable[[], Signer]) -> bool:
+        """On a machine that holds no seeds for this player (he joined elsewhere), derive them from his
+        key when the game hides something from him, so his private view is derived as it was there.
+        Returns whether a chain is now known."""
+        me = self.identity
+        member = self.charter.member(me.player) if me is not None else None
+        if me is None or member is None or not member.participant or self.hidden_chains():
+            return bool(self.hidden_chains())
+        engine = self.engine()
+        if not engine.started or not self.ruleset.private_view(engine.state, me.player):
+            return False
+        self.seed_store(me.player).seeds(signer_factory)
+        self._forget()
+        return bool(self.hidden_chains())
+
+    def _views_path(self) -> Path | None:
+        me = self.identity
+        return self.seed_store(me.player).folder / "views.toml" if me is not None else None
+
+    def _with_private_views(self, engine: Engine) -> Engine | None:
+        """A cached engine gets this player's private views from his app dir, if they were saved at
+        the same head; otherwise the caller replays, which derives them again."""
+        engine.chains = self.hidden_chains()
+        if not engine.chains:
+            return engine
+        path = self._views_path()
+        if path is None or not path.exists():
+            return None
+        saved = read_toml(path, "private view")
+        if saved.get("head") != engine.head_id or not isinstance(saved.get("views"), str):
+            return None
+        views = json.loads(saved["views"])
+        if set(views) != set(engine.chains):
+            return None
+        engine.views = views
+        return engine
 
     def _unconsumed(self, resign: Message, head_seq: int) -> bool:
         """No entry from the resigner's head (`at`) up to ours uses this resign. Usually none or one
@@ -409,6 +465,18 @@ class Game:
             return
         with contextlib.suppress(DiskError):
             atomic_write(self.dir.root / CACHE, tomli_w.dumps(engine.to_cache()).encode())
+            self._save_views(engine)
+
+    def _save_views(self, engine: Engine) -> None:
+        """This player's private views, in his app dir only (§7), under its lock, which also clears
+        what a killed writer left there."""
+        me = self.identity
+        if not engine.chains or me is None:
+            return
+        store = self.seed_store(me.player)
+        views = {"head": engine.head_id or "", "views": json.dumps(engine.views, sort_keys=True)}
+        with contextlib.suppress(Locked), store.locked(wait_seconds=1.0):
+            atomic_write(store.folder / "views.toml", tomli_w.dumps(views).encode(), 0o600)
 
     def reveals_at(self, engine: Engine) -> dict[str, Message]:
         if engine.roll is None:
@@ -872,7 +940,8 @@ class Game:
         by_id = {m.id: m for m in uses}
         body = emit_body(fields)
         trial = Message(body, b"", parse_fields(body, {"player": player}))
-        computed, _ = engine.apply_entry(trial, by_id.get, check_state=False, check_signature=False)
+        computed, _ = engine.apply_entry(trial, by_id.get, check_state=False, check_signature=False,
+                                         check_private=True)  # his own client refuses a card he does not hold
         fields["state"] = computed
         return sign(fields, signer)
 

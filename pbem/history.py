@@ -134,4 +134,7 @@ def explain_roll(record: RollRecord, charter: Charter) -> dict:
         "seq": record.seq, "entry": record.entry, "policy": record.policy,
         "witnesses": [{"player": w, "value": v} for w, v in zip(record.witnesses, record.values, strict=True)],
         "inputs": inputs, "seed": record.seed, "draws": draws,
+        # §7: whose private draws this roll point also seeded, never what they drew
+        "private": [{**request, "shown": f"{request['purpose']} ({request['rule']}): hidden until "
+                                         f"{request['player']} discloses"} for request in record.private],
     }

@@ -291,7 +291,8 @@ def roll_view(explained: dict):
                  " ".join(str(w) for w in draw.get("rejected", [])) or "-", draw["result"], draw["purpose"],
                  draw["rule"])
         table.add_row(*(literal(cell) for cell in cells))
-    return Group(*lines, table)
+    hidden = [literal(f"private: {request['shown']}", "dim") for request in explained.get("private", [])]
+    return Group(*lines, table, *hidden)
 
 
 def export(renderables: list, fmt: str, width: int = 110) -> str:

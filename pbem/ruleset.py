@@ -410,8 +410,33 @@ class Ruleset(Generic[S]):
 
     def resolve(self, state: S, dice: Any, private: Any) -> S:
         """Use `dice` (pbem.dice.Dice: each draw names its purpose and rule) for the Chance that is
-        pending, mutating and returning the state. `private` is reserved for hidden draws."""
+        pending, mutating and returning the state. `private` (pbem.hidden.PrivateDraws) gives a
+        player's private dice and view where this client holds them (his own), None elsewhere; the
+        public state must change the same way on every client:
+
+            for player in state.players:
+                dice_or_none = private.dice(player, "deal", "9.1")   # recorded either way
+                view = private.view(player)
+                if dice_or_none is not None and view is not None:
+                    view["hand"] = dice_or_none.shuffle(list(deck), "deal", "9.1")[:7]
+                state.hand_counts[player] = 7
+        """
         raise NotImplementedError
+
+    # ---------------------------------------------------------------- a player's private view (§7)
+
+    def private_view(self, state: S, player: str) -> dict:
+        """The private view of `player` when the game starts (his hand, his pile's order …): JSON
+        data kept by his own client only, beside the public state. Default: nothing hidden."""
+        return {}
+
+    def apply_private(self, view: dict, player: str, order: Mapping) -> None:
+        """Update `player`'s own view after his order was applied to the public state (a card
+        played leaves his hand). Called only where his view is known. Default: nothing."""
+
+    def check_private(self, view: dict, player: str, order: Mapping) -> None:
+        """Raise IllegalOrder (with its rule) if `player`'s hidden view forbids this order (a card
+        he does not hold): his own client refuses to sign it. Default: nothing to check."""
 
     def resign(self, state: S, player: str) -> S:
         """`player` leaves the game (protocol §5): mutate and return the state so that `pending`
@@ -458,8 +483,9 @@ class Ruleset(Generic[S]):
 
     # ---------------------------------------------------------------- showing
 
-    def views(self, state: S) -> Mapping[str, View]:
-        """What `pbem show` can display of this state, by name (the first is the default)."""
+    def views(self, state: S, private: Mapping[str, dict] | None = None) -> Mapping[str, View]:
+        """What `pbem show` can display of this state, by name (the first is the default); `private`
+        holds the private views this client knows (its own player's), for a view such as `hand`."""
         return {}
 
     def demo_script(self) -> dict:

@@ -129,7 +129,7 @@ class Table:
         return where.game().draft(author, orders, player.signer)
 
 
-def setup_game(tmp_path: Path, *, dice: str = "all", game_id: str = GAME_ID) -> Table:
+def setup_game(tmp_path: Path, *, dice: str = "all", game_id: str = GAME_ID, tables: dict | None = None) -> Table:
     """A started three-player freeform game: keys, charter, three joins, joins exchanged."""
     root = Path(tmp_path)
     players: dict[str, Player] = {}
@@ -140,7 +140,7 @@ def setup_game(tmp_path: Path, *, dice: str = "all", game_id: str = GAME_ID) -> 
         players[name] = Player(name, home, root / name / "game", key, signer)
     charter = Charter.create(
         game=game_id, ruleset="freeform", version=rulesets.load("freeform").version, scenario="default",
-        dice=dice, reveal_hours=24, move_hours=48, options={}, tables=TABLES,
+        dice=dice, reveal_hours=24, move_hours=48, options={}, tables=TABLES if tables is None else tables,
         players=[Member(name, SIDES[name], players[name].signer.public, "player") for name in NAMES],
     )
     charter_path = root / "game.toml"

@@ -20,7 +20,7 @@ from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from ..common import notation, tables
-from . import sealed
+from . import deck, sealed
 
 COUNTER_RANGE = (-(2**63), 2**63 - 1)  # the integers a message and a dump may hold (protocol §3.3)
 
@@ -59,6 +59,9 @@ class FreeformState:
     resigned: list[str] = field(default_factory=list)
     sealed: dict | None = None  # the sealed round open now (sealed.py)
     last_sealed: dict | None = None  # the last sealed round's choices
+    cards: dict[str, dict] = field(default_factory=dict)  # deck.py: each player's public hand and pile counts
+    played: list[dict] = field(default_factory=list)  # the cards shown, in order
+    dealing: int | None = None  # a deal waiting for this entry's roll point
 
     @property
     def active(self) -> list[str]:
@@ -73,6 +76,9 @@ class Freeform(Ruleset[FreeformState]):
         """Also refuse a charter whose tables cannot be looked up."""
         super().check_setup(setup)
         for name, table in setup.tables.items():
+            if name == "deck":
+                deck.cards_of(table)
+                continue
             try:
                 tables.ranges(table)
             except tables.TableError as exc:
@@ -85,7 +91,7 @@ class Freeform(Ruleset[FreeformState]):
     def pending(self, state: FreeformState):
         if state.result is not None:
             return Over(state.result)
-        if state.pending_roll is not None:
+        if state.pending_roll is not None or state.dealing is not None:
             return Chance()
         if state.sealed is not None:
             return Decision(tuple(state.sealed["players"]), f"a sealed choice: {state.sealed['purpose']} "
@@ -147,6 +153,24 @@ class Freeform(Ruleset[FreeformState]):
     def check_together(self, state: FreeformState, player: str, orders: Sequence[Mapping]) -> None:
         sealed.check_choice(state, player, orders)
 
+    def _order_deal(self, state: FreeformState, player: str, order: Mapping) -> None:
+        deck.deal(state, order)
+
+    def _order_draw(self, state: FreeformState, player: str, order: Mapping) -> None:
+        deck.draw(state, player, order)
+
+    def _order_play(self, state: FreeformState, player: str, order: Mapping) -> None:
+        deck.play(state, player, order)
+
+    def private_view(self, state: FreeformState, player: str) -> dict:
+        return {"hand": [], "pile": []} if "deck" in state.setup.tables else {}
+
+    def apply_private(self, view: dict, player: str, order: Mapping) -> None:
+        deck.apply_private(view, order)
+
+    def check_private(self, view: dict, player: str, order: Mapping) -> None:
+        deck.check_private(view, order)
+
     def _order_end(self, state: FreeformState, player: str, order: Mapping) -> None:
         if not order["result"].strip():
             raise IllegalOrder("give the result as text", rule="freeform.end", field="result")
@@ -164,6 +188,9 @@ class Freeform(Ruleset[FreeformState]):
                 return
 
     def resolve(self, state: FreeformState, dice, private) -> FreeformState:
+        if state.dealing is not None:  # the dealer's step goes on once the cards are dealt
+            deck.resolve_deal(state, private)
+            return state
         roll = state.pending_roll
         if roll is None:  # pending() asks for dice only while a roll waits, so a caller skipped it
             raise UsageError("no roll is pending: dice are drawn only after a roll order", rule="freeform.roll")
@@ -213,6 +240,8 @@ class Freeform(Ruleset[FreeformState]):
             # only once used, so games without sealed rounds keep their hashes
             **({"sealed": state.sealed} if state.sealed is not None else {}),
             **({"last_sealed": state.last_sealed} if state.last_sealed is not None else {}),
+            **({"cards": state.cards, "played": state.played} if "deck" in state.setup.tables else {}),
+            **({"dealing": state.dealing} if state.dealing is not None else {}),
         }
 
     def load(self, data: dict, setup: Setup) -> FreeformState:
@@ -220,20 +249,26 @@ class Freeform(Ruleset[FreeformState]):
             setup=setup, turn=data["turn"], next=data["next"], counters=dict(data["counters"]),
             last_roll=data["last_roll"], pending_roll=data["pending_roll"], result=data["result"],
             resigned=list(data["resigned"]), sealed=data.get("sealed"), last_sealed=data.get("last_sealed"),
+            cards={p: dict(c) for p, c in data.get("cards", {}).items()}, played=list(data.get("played", [])),
+            dealing=data.get("dealing"),
         )
 
     def copy(self, state: FreeformState, setup: Setup) -> FreeformState:
         """Counters and the resigned list are the only containers play mutates; roll records are
         replaced whole, never changed in place."""
-        return replace(state, counters=dict(state.counters), resigned=list(state.resigned))
+        return replace(state, counters=dict(state.counters), resigned=list(state.resigned),
+                       cards=dict(state.cards), played=list(state.played))
 
-    def views(self, state: FreeformState) -> dict:
+    def views(self, state: FreeformState, private: Mapping[str, dict] | None = None) -> dict:
         from . import views
 
         return {
             "state": View("turn, whose step, counters, the last roll, the result",
                           lambda: self.dump(state), views.state_view),
             "tables": View("the charter's result tables", lambda: views.tables_data(state), views.tables_view),
+            **({"hand": View("your cards and pile (on the machine with your key), everyone's counts, the cards "
+                             "played", lambda: deck.hand_data(state, private), views.hand_view)}
+               if "deck" in state.setup.tables else {}),
         }
 
 

@@ -65,6 +65,8 @@ def tables_data(state) -> dict:
     """Each charter table as rows [low, high, result]; open ends as null."""
     data = {}
     for name, table in sorted(state.setup.tables.items()):
+        if name == "deck":  # cards, not die ranges: shown by 'pbem show hand'
+            continue
         rows = []
         for low, high, result in tables.ranges(table):
             rows.append([None if low <= -(2**63) else low, None if high >= 2**63 else high, result])
@@ -91,4 +93,26 @@ def tables_view(data: dict):
                 label = f"{low}-{high}"
             grid.add_row(label, literal(result))
         parts.append(grid)
+    return Group(*parts)
+
+
+def hand_view(data: dict):
+    """Your hand and pile where your key is; everyone's counts and the cards played."""
+    parts: list = []
+    for player, mine in data["yours"].items():
+        parts.append(Text.assemble((f"{player}'s hand: ", "bold"), plain(", ".join(mine["hand"]) or "(empty)"),
+                                   plain(f"  ({mine['pile']} in the pile)")))
+    if not data["yours"]:
+        parts.append(Text("Your hand is derived from your key: run this where your key and game directory are.",
+                          style="dim"))
+    counts = Table(title="Cards held", title_justify="left")
+    counts.add_column("player")
+    counts.add_column("hand", justify="right")
+    counts.add_column("pile", justify="right")
+    for player, held in data["counts"].items():
+        counts.add_row(literal(player), literal(held["hand"]), literal(held["pile"]))
+    parts.append(counts)
+    if data["played"]:
+        parts.append(Text.assemble(("Played: ", "bold"), plain("; ".join(f"{p['player']} {p['card']}"
+                                                                         for p in data["played"]))))
     return Group(*parts)

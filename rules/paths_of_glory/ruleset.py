@@ -222,7 +222,7 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("move", "build_fort", "pass")
         return ("activate", "economic", "political", "pass")
 
-    def views(self, state: PogState) -> dict:
+    def views(self, state: PogState, private: Mapping[str, dict] | None = None) -> dict:
         from . import views
 
         return {

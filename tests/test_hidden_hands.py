@@ -1,0 +1,104 @@
+"""Hidden hands (protocol §7) with freeform's deck (freeform.deck), through the real CLI.
+
+alice deals three cards to everyone: each player's own copy of the charter's deck is shuffled by a
+private draw of that entry's roll point, so only he knows his cards, and nobody (he included) could
+steer them. The public state holds counts and the cards played; each client keeps its own player's
+pile and hand in his app dir. A second machine with the same key derives the same hand.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from helpers import NAMES, run_cli, setup_game, snapshot
+
+DECK = {"deck": {"cards": [f"card_{n:02d}" for n in range(1, 21)]}}
+
+
+def deliver_all(table, sender: str) -> None:
+    for path in sorted((table[sender].dir / "outbox").glob("*.toml")):
+        for name in table.others(sender):
+            table[name].cli("apply", str(path))
+
+
+@pytest.fixture
+def dealt(tmp_path):
+    table = setup_game(tmp_path, tables=DECK)
+    code, _, err = table["alice"].cli("move", "deal count=3")
+    assert code == 0, err
+    table.deliver(table["alice"].dir / "outbox" / "000001-move-alice.toml", ["bob", "carol"])
+    table.reveal_all()
+    return table
+
+
+def hand(table, name: str, **kw) -> dict:
+    code, out, err = table[name].cli("show", "hand", "--json", **kw)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_each_player_sees_only_his_own_hand_and_everyone_the_counts(dealt):
+    hands = {}
+    for name in NAMES:
+        data = hand(dealt, name)
+        assert list(data["yours"]) == [name]
+        hands[name] = data["yours"][name]["hand"]
+        assert len(hands[name]) == 3 and data["yours"][name]["pile"] == 17
+        assert data["counts"] == {p: {"hand": 3, "pile": 17} for p in NAMES}
+    assert all(set(h) <= set(DECK["deck"]["cards"]) for h in hands.values())
+    assert len({tuple(h) for h in hands.values()}) > 1  # three private shuffles
+
+
+def test_no_card_of_a_hand_is_in_the_game_directory(dealt):
+    """The charter lists the deck; nothing else there names a card (the log, side messages, state.toml)."""
+    bob = hand(dealt, "bob")["yours"]["bob"]["hand"]
+    for name in NAMES:
+        files = {path: data for path, data in snapshot(dealt[name].dir).items() if path != "game.toml"}
+        text = b"".join(files.values()).decode("utf-8", "replace")
+        assert not [card for card in bob if card in text], name
+
+
+def test_a_new_machine_derives_the_same_hand_from_the_key(dealt, tmp_path):
+    before = hand(dealt, "bob")["yours"]["bob"]
+    laptop = tmp_path / "laptop"
+    shutil.copytree(dealt["bob"].dir, laptop / "game")
+    fresh_home = tmp_path / "fresh-home"
+    code, out, err = run_cli(["show", "hand", "--json"], laptop / "game", home=fresh_home)
+    assert code == 0, err
+    assert json.loads(out)["yours"]["bob"] == before
+
+
+def test_a_card_not_held_is_refused_before_signing(dealt):
+    held = hand(dealt, "bob")["yours"]["bob"]["hand"]
+    other = next(c for c in DECK["deck"]["cards"] if c not in held)
+    dealt["alice"].cli("move", "pass")
+    deliver_all(dealt, "alice")
+    before = snapshot(dealt["bob"].dir)
+    code, _, err = dealt["bob"].cli("move", f"play card={other}")
+    assert code == 1 and f"rule freeform.deck: you do not hold '{other}'" in err, err
+    assert snapshot(dealt["bob"].dir) == before
+    code, _, err = dealt["bob"].cli("move", f"play card={held[0]}", "draw count=2")
+    assert code == 0, err
+    after = hand(dealt, "bob")
+    assert held[0] not in after["yours"]["bob"]["hand"] and len(after["yours"]["bob"]["hand"]) == 4
+    assert after["counts"]["bob"] == {"hand": 4, "pile": 15}
+    assert after["played"] == [{"player": "bob", "card": held[0], "turn": 1}]
+
+
+def test_verify_explains_a_deal_as_hidden(dealt):
+    code, out, err = dealt["carol"].cli("verify", "--roll", "1", "--json")
+    assert code == 0, err
+    shown = [p["shown"] for p in json.loads(out)["private"]]
+    assert shown == [f"deal 3 to {p} (freeform.deck): hidden until {p} discloses" for p in NAMES]
+
+
+def test_a_deck_that_cannot_be_dealt_is_refused_by_pbem_new(tmp_path):
+    from pbem import ruleset as rulesets
+    from pbem.errors import UsageError
+    from pbem.ruleset import Seat, Setup
+
+    setup = Setup("default", tuple(Seat(n, (), "player") for n in NAMES), {}, {"deck": {"cards": []}})
+    with pytest.raises(UsageError, match=r"rule freeform\.deck"):
+        rulesets.load("freeform").check_setup(setup)
