@@ -102,3 +102,19 @@ def test_a_deck_that_cannot_be_dealt_is_refused_by_pbem_new(tmp_path):
     setup = Setup("default", tuple(Seat(n, (), "player") for n in NAMES), {}, {"deck": {"cards": []}})
     with pytest.raises(UsageError, match=r"rule freeform\.deck"):
         rulesets.load("freeform").check_setup(setup)
+
+
+def test_the_hidden_chain_and_private_stream_match_the_vectors(vectors):
+    """h_{L-s} and the private stream of the [hidden] vector, through what the engine uses."""
+    from pbem import chain
+    from pbem.hidden import HiddenChain, PrivateDraws
+
+    d = vectors["dice"]
+    h, rs = d["hidden"], d["roll_seed"]
+    hidden = HiddenChain(bytes.fromhex(h["hidden_seed"]))
+    assert hidden.value(h["seq"]).hex() == h["h_for_seq"]
+    assert hidden.commitment() == chain.hash_forward(bytes.fromhex(h["hidden_seed"]), chain.CHAIN_LENGTH)
+    public = chain.roll_seed(rs["game"], rs["seq"], bytes.fromhex(rs["entry_id"]),
+                             [bytes.fromhex(d["chain"][name]) for name in rs["witness_values"]])
+    dice = PrivateDraws(h["seq"], public, {"alice": hidden}).dice("alice", "deal", "9.1")
+    assert dice is not None and [dice.uniform(40, "deal", "9.1") for _ in range(5)] == h["private_below_40_x5"]
