@@ -594,6 +594,48 @@ def unseal_cmd(
                  f"[bold]{game.dir.outbox_path(message)}[/bold] to every player.")
 
 
+@app.command("disclose")
+def disclose_cmd(
+    upto: Optional[int] = typer.Option(None, "--upto", help="Disclose up to this seq (default: the last entry)."),
+    game_dir: Path = GameOpt,
+    key: Optional[Path] = KeyOpt,
+    agent: Optional[Path] = AgentOpt,
+    send_now: bool = SendOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Disclose your hidden draws up to a seq, so that every player can audit them.
+
+    Every private draw and choice of yours up to that seq becomes checkable ('pbem audit'), nothing
+    after it. At the end of a game everyone discloses; in a dispute, up to the entry in question."""
+    game = _game(game_dir)
+    player = _me(game)
+    message, _ = game.disclose(player, _signer(key, agent, game), upto)
+    _report_side(game, message, as_json, send_now, f"[ok]Disclosed[/ok] up to seq {message.fields['upto']}. Mail "
+                 f"[bold]{game.dir.outbox_path(message)}[/bold] to every player.")
+
+
+@app.command("audit")
+def audit_cmd(
+    player: Optional[str] = typer.Argument(None, help="Audit this player only (default: everyone who disclosed)."),
+    game_dir: Path = GameOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Check the cards each player played against the hand his disclosure shows he held.
+
+    Every private draw is derived again from the disclosed values; the first defect exits 4, naming
+    the entry, the player and the rule."""
+    game = _game(game_dir)
+    found = game.audit(player)
+    if as_json:
+        emit_json(found)
+        return
+    if not found:
+        out().print("Nobody has disclosed anything yet: nothing to audit.")
+    for name, item in found.items():
+        out().print(f"[ok]{name}[/ok]: every order up to seq {item['upto']} is consistent with the hidden "
+                    "draws his disclosure opens.")
+
+
 def _refuse_after_interrupted_move(game, player: str) -> None:
     """A move an interrupted run had signed is finished first; then nothing new is signed, so running
     the same command again after a crash never plays the move twice."""

@@ -129,6 +129,7 @@ class Engine:
         self.keep_rolls = False
         self.chains: dict[str, HiddenChain] = {}  # hidden chains this client holds: its own player's (§7)
         self.views: dict[str, dict] = {}  # their private views, beside the public state
+        self.audited: dict[str, int] = {}  # player -> seq up to which his orders are checked against his view
 
     # ------------------------------------------------------------------ bookkeeping
 
@@ -392,6 +393,19 @@ class Engine:
         """A side message is signed by its player's roster key (exit 3)."""
         self._signer(side)
 
+    def check_disclosure(self, disclose: Message) -> None:
+        """§7: the disclosed value hashes forward, `upto` times, to the hcommit of its player's join."""
+        self._signer(disclose)
+        join = self.joins.get(disclose.player)
+        upto = disclose.fields["upto"]
+        if not 1 <= upto < chain.CHAIN_LENGTH:
+            raise UnreadableInput(f"a disclosure is up to a seq from 1 to {chain.CHAIN_LENGTH - 1}", field="upto",
+                                  **disclose.context())
+        opened = chain.hash_forward(bytes.fromhex(disclose.fields["hidden"]), upto).hex()
+        if join is None or opened != join["hcommit"]:
+            raise BadSignature(f"{disclose.player}'s disclosed value does not lead to the hcommit of his join",
+                               field="hidden", **disclose.context())
+
     def check_unseal(self, seal: Message, unseal: Message) -> None:
         """The unseal opens its seal: same slot, and the digest of its key and text is the seal's (§5)."""
         self._signer(unseal)
@@ -555,8 +569,9 @@ class Engine:
                     rule="PROTOCOL §5", field=f"orders[{index}]", **message.context(),
                 )
             view = self.views.get(message.player)
+            audit = message.fields["seq"] <= self.audited.get(message.player, 0)
             try:
-                if check_private and view is not None:
+                if (check_private or audit) and view is not None:
                     self.ruleset.check_private(view, message.player, order)
                 self.state = self.ruleset.apply(self.state, message.player, order)
                 if view is not None:

@@ -38,7 +38,7 @@ from .errors import (
     UnreadableInput,
     UsageError,
 )
-from .hidden import HiddenChain
+from .hidden import DisclosedChain, HiddenChain
 from .keys import FileSigner, Signer, app_dir
 from .log import IDENTITY, GameDir, atomic_write, disk_error, read_text, read_toml, remove, sweep_temp_files
 from .message import Message, check_order, emit_body, parse_fields, sign
@@ -264,7 +264,8 @@ class Game:
         return fetch
 
     def replay(self, *, keep_rolls: bool = False, progress: Callable[[int, int], None] | None = None,
-               workers: int | None = None, each: Callable[[Message], None] | None = None) -> Engine:
+               workers: int | None = None, each: Callable[[Message], None] | None = None,
+               chains: dict[str, HiddenChain] | None = None, audited: dict[str, int] | None = None) -> Engine:
         """From the charter, trusting nothing cached; every signature, link, reveal and hash.
 
         On a long log, worker processes (`workers`; None: one per core when it pays) read, parse and
@@ -272,7 +273,8 @@ class Game:
         `each` is given every entry once it is applied (`pbem log` summarises them)."""
         engine = Engine(self.charter, self.ruleset)
         engine.keep_rolls = keep_rolls
-        engine.chains = self.hidden_chains()
+        engine.chains = self.hidden_chains() if chains is None else chains
+        engine.audited = dict(audited or {})
         joins = self._joins_of_this_charter()
         for join in sorted(joins, key=lambda m: self.charter.position(m.player)):
             engine.accept_join(join)
@@ -405,6 +407,59 @@ class Game:
                 return {}
             self._chains[me.player] = HiddenChain(seeds["hidden"])
         return dict(self._chains)
+
+    # ----------------------------------------------------------------- disclosure and audit (§7)
+
+    def disclosures(self) -> dict[str, Message]:
+        """Each participant's widest disclosure stored here, by player."""
+        found: dict[str, Message] = {}
+        for message in self.dir.side_messages("disclose-"):
+            if message.player not in found or message.fields["upto"] > found[message.player].fields["upto"]:
+                found[message.player] = message
+        return found
+
+    def disclose(self, player: str, signer: Signer, upto: int | None = None) -> tuple[Message, ApplyReport]:
+        """Sign h_{L-upto} of this player's hidden chain: every private draw and record of his up to
+        that seq becomes checkable by all (`pbem audit`), nothing after it."""
+        with self._writing():
+            engine = self.engine()
+            upto = engine.head_seq if upto is None else upto
+            if not 1 <= upto <= engine.head_seq:
+                raise UsageError(f"disclose up to a seq from 1 to {engine.head_seq}", player=player, field="--upto")
+            seeds = self.seed_store(player).seeds(lambda: signer)
+            value = HiddenChain(seeds["hidden"]).value(upto)
+            return self._publish(sign({"pbem": 1, "type": "disclose", "game": self.charter.game, "player": player,
+                                       "upto": upto, "hidden": value.hex()}, signer))
+
+    def audit(self, player: str | None = None) -> dict[str, dict]:
+        """Replay the log once per disclosed player, his private draws derived from his disclosure and
+        each order of his up to it checked against the hand he held (§7). The first defect is a
+        ChainBroken (exit 4) naming entry, player and rule; returns what each one held at the end."""
+        disclosed = self.disclosures()
+        if player is not None and player not in disclosed:
+            raise UsageError(f"{player} has disclosed nothing yet: nothing of his can be audited", field="PLAYER")
+        found = {}
+        for name, disclose in sorted(disclosed.items()):
+            if player not in (None, name):
+                continue
+            upto = disclose.fields["upto"]
+            chains: dict[str, HiddenChain] = {name: DisclosedChain(bytes.fromhex(disclose.fields["hidden"]), upto)}
+            try:
+                engine = self.replay(chains=chains, audited={name: upto})
+            except IllegalOrder as exc:
+                raise ChainBroken(f"audit: {exc.message}", entry=exc.entry, seq=exc.seq, player=exc.player,
+                                  field=exc.field, rule=exc.rule, kind="move") from None
+            found[name] = {"upto": upto, "view": engine.views.get(name, {})}
+        return found
+
+    def owed_disclosures(self, engine: Engine) -> list[str]:
+        """Once the game is over, the participants whose hidden information is not yet disclosed up to
+        its last entry (only in a game that hides something)."""
+        if not engine.started or not isinstance(engine.pending(), rulesets.Over):
+            return []
+        hidden = [m.id for m in self.charter.participants if self.ruleset.private_view(engine.state, m.id)]
+        disclosed = self.disclosures()
+        return [p for p in hidden if p not in disclosed or disclosed[p].fields["upto"] < engine.head_seq]
 
     def derive_hidden_chain(self, signer_factory: Callable[[], Signer]) -> bool:
         """On a machine that holds no seeds for this player (he joined elsewhere), derive them from his
@@ -714,7 +769,7 @@ class Game:
         message.verify(member.pubkey.raw)
         if kind == "move":
             return self._accept_entry(work, message, staged, staged_by_id)
-        if kind not in ("join", "reveal", "resign", "seal", "unseal"):
+        if kind not in ("join", "reveal", "resign", "seal", "unseal", "disclose"):
             raise UsageError(f"this pbem does not handle {kind} messages yet", field="type", **context)
         return self._accept_side(work, message, staged, staged_by_id)
 
@@ -731,6 +786,11 @@ class Game:
             self._check_sealed_binding(work, message, staged)
         if message.type == "unseal":  # one that opens nothing is refused (exit 3) whatever came first
             self._check_unseal(work, message, staged)
+        if message.type == "disclose":
+            if message.fields["upto"] > work.head_seq:
+                raise Held(f"disclosure up to seq {message.fields['upto']}, but this log ends at seq "
+                           f"{work.head_seq}", field="upto", **context)
+            work.check_disclosure(message)
         path = self.dir.side_path(message)
         stored = self._stored_at(path, staged)
         if stored is not None:
@@ -1201,6 +1261,9 @@ def status(game: Game) -> dict:
     if isinstance(pending, rulesets.Over):
         closing = engine.roll is not None
         data["step"] = {"kind": "over", "result": pending.result}
+        owed = game.owed_disclosures(current)
+        if owed:
+            data["step"]["disclosures_from"] = owed
         if closing:
             data["step"]["closing_entry_by"] = current.first_active()
         return data

@@ -37,6 +37,26 @@ class HiddenChain:
         return self.value(0)
 
 
+class DisclosedChain(HiddenChain):
+    """A player's hidden chain as his `disclose` of h_{L-upto} opens it: every value up to seq upto
+    (hashing forward), nothing after (§7)."""
+
+    def __init__(self, value: bytes, upto: int) -> None:
+        super().__init__(value)
+        self.upto = upto
+
+    def value(self, seq: int) -> bytes:
+        if seq > self.upto:
+            raise ValueError(f"seq {seq} is after the disclosure (up to {self.upto})")
+        return chain.hash_forward(self.seed, self.upto - seq)
+
+    def commitment(self) -> bytes:
+        return chain.hash_forward(self.seed, chain.CHAIN_LENGTH - self.upto)
+
+    def covers(self, seq: int) -> bool:
+        return seq <= self.upto
+
+
 @dataclass
 class PrivateRequest:
     """That a player drew privately at a roll point, as everyone may know it (not what he drew)."""
@@ -67,7 +87,7 @@ class PrivateDraws:
     def dice(self, player: str, purpose: str, rule: str) -> Dice | None:
         self.requests.append(PrivateRequest(player, purpose, rule))
         hidden = self.chains.get(player)
-        if hidden is None:
+        if hidden is None or (isinstance(hidden, DisclosedChain) and not hidden.covers(self.seq)):
             return None
         if player not in self._dice:  # one stream per player per roll point, in the ruleset's draw order
             self._dice[player] = Dice(Stream(chain.hidden_stream_seed(hidden.value(self.seq), self.public_seed)))

@@ -257,6 +257,8 @@ class GameDir:
             name = f"reveal-{message.player}-{message.fields['seq']:06d}"
         elif kind == "resign":
             name = f"resign-{message.player}"
+        elif kind == "disclose":  # one slot per seq disclosed up to (§7)
+            name = f"disclose-{message.player}-{message.fields['upto']:06d}"
         else:
             name = f"{kind}-{message.player}-{message.fields.get('seq', 0):06d}"
         return self.root / "side" / f"{name}.toml"

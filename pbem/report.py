@@ -74,6 +74,9 @@ def status_view(data: dict):
         lines.extend(_sealed_lines(step))
     elif kind == "over":
         lines.append(Text.assemble(("Game over: ", "bold"), (plain(step["result"]), "ok")))
+        if step.get("disclosures_from"):
+            lines.append(literal(f"Waiting for the disclosures of {', '.join(step['disclosures_from'])} "
+                                 "(pbem disclose), so that everyone can audit the hidden draws", "warn"))
         if step.get("closing_entry_by"):
             lines.append(literal(f"{step['closing_entry_by']} signs the closing entry that fixes the result "
                                  "(pbem move with no orders)", "warn"))

@@ -9,10 +9,12 @@ pile and hand in his app dir. A second machine with the same key derives the sam
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
+from pathlib import Path
 
 import pytest
-from helpers import NAMES, run_cli, setup_game, snapshot
+from helpers import NAMES, run_cli, setup_game, snapshot, write
 
 DECK = {"deck": {"cards": [f"card_{n:02d}" for n in range(1, 21)]}}
 
@@ -118,3 +120,70 @@ def test_the_hidden_chain_and_private_stream_match_the_vectors(vectors):
                              [bytes.fromhex(d["chain"][name]) for name in rs["witness_values"]])
     dice = PrivateDraws(h["seq"], public, {"alice": hidden}).dice("alice", "deal", "9.1")
     assert dice is not None and [dice.uniform(40, "deal", "9.1") for _ in range(5)] == h["private_below_40_x5"]
+
+
+# ---------------------------------------------------------------------------- disclose and audit
+
+def play_and_deliver(table, name: str, *orders: str, cwd=None, home=None) -> None:
+    args = ["move", *orders]
+    code, _, err = run_cli(args, cwd or table[name].dir, home=home or table[name].home)
+    assert code == 0, err
+    outbox = Path(cwd or table[name].dir) / "outbox"
+    newest = sorted(outbox.glob(f"*-move-{name}.toml"))[-1]
+    for other in table.others(name):
+        assert table[other].cli("apply", str(newest))[0] == 0
+    if name == "bob" and cwd is not None:  # bob's own directory learns of what his laptop signed
+        assert table["bob"].cli("apply", str(newest))[0] == 0
+
+
+def disclose_all(table) -> None:
+    for name in NAMES:
+        code, out, err = table[name].cli("disclose", "--json")
+        assert code == 0, err
+        path = table[name].dir / json.loads(out)["outbox"]
+        for other in table.others(name):
+            assert table[other].cli("apply", str(path))[0] == 0
+
+
+def test_everyone_discloses_at_the_end_and_the_audit_passes(dealt):
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    play_and_deliver(table, "alice", "pass")
+    play_and_deliver(table, "bob", f"play card={held[1]}", "pass")
+    play_and_deliver(table, "carol", 'end result="bob shows his card"')
+    code, out, err = table["alice"].cli("status", "--json")
+    assert json.loads(out)["step"]["disclosures_from"] == list(NAMES)
+    disclose_all(table)
+    code, out, err = table["carol"].cli("audit", "--json")
+    assert code == 0, err
+    audited = json.loads(out)
+    assert set(audited) == set(NAMES) and held[1] not in audited["bob"]["view"]["hand"]
+    assert audited["bob"]["view"]["hand"] == [c for c in held if c != held[1]]
+    assert "disclosures_from" not in json.loads(table["alice"].cli("status", "--json")[1])["step"]
+
+
+def test_a_card_played_that_was_not_held_is_caught_by_the_audit(dealt, tmp_path):
+    """bob signs on a machine that never derived his hand (his client cannot refuse); once he has
+    disclosed, the audit names the entry and the rule."""
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    other = next(c for c in DECK["deck"]["cards"] if c not in held)
+    play_and_deliver(table, "alice", "pass")
+    laptop = tmp_path / "laptop"
+    shutil.copytree(table["bob"].dir, laptop)
+    play_and_deliver(table, "bob", f"play card={other}", "pass", cwd=laptop, home=tmp_path / "bare-home")
+    disclose_all(table)
+    code, _, err = table["alice"].cli("audit", "bob")
+    assert code == 4 and f"player bob, field 'orders[1].card', rule freeform.deck: audit: you do not hold '{other}'" \
+        in err, err
+
+
+def test_a_disclosure_that_does_not_lead_to_the_join_is_exit_3(dealt):
+    from pbem.message import sign
+
+    forged = sign({"pbem": 1, "type": "disclose", "game": dealt.charter.game, "player": "bob", "upto": 1,
+                   "hidden": secrets.token_hex(32)}, dealt["bob"].signer)
+    before = snapshot(dealt["alice"].dir)
+    code, _, err = dealt["alice"].cli("apply", str(write(dealt.root / "forged.toml", forged)))
+    assert code == 3 and "bob's disclosed value does not lead to the hcommit of his join" in err, err
+    assert snapshot(dealt["alice"].dir) == before
