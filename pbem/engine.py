@@ -33,6 +33,7 @@ def canonical_json(data) -> bytes:
 
 
 _CONTAINERS = (dict, list, tuple)
+MAX_DEPTH = 10_000  # levels of nesting: far beyond any dump, and short of looping on a self-reference
 
 
 def _check_plain(data) -> bool:
@@ -41,16 +42,19 @@ def _check_plain(data) -> bool:
     large one holds tens of thousands of values."""
     in_order = True
     level: list = [[data]]
-    while level:
+    for _ in range(MAX_DEPTH):
+        if not level:
+            return in_order
         values = list(_values(level))
         kinds = set(map(type, values))
         if any(issubclass(kind, float) for kind in kinds):
             raise TypeError("a state dump holds no floats (PROTOCOL §8)")
         if not any(issubclass(kind, _CONTAINERS) for kind in kinds):
-            break
+            return in_order
         level = [value for value in values if isinstance(value, _CONTAINERS)]
         in_order = in_order and all(_keys_in_order(table) for table in level if isinstance(table, dict))
-    return in_order
+    json.dumps(data, check_circular=True)  # deeper than any dump: a table that holds itself, named here
+    raise ValueError(f"a state dump nests deeper than {MAX_DEPTH} levels")
 
 
 def _keys_in_order(table: dict) -> bool:

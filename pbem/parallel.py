@@ -12,7 +12,9 @@ multiprocessing itself is loaded only when they start, never by a command that r
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import sys
 from collections import deque
 from collections.abc import Iterator
@@ -67,6 +69,8 @@ def worker_count(entries: int, workers: int | None) -> int:
 def check_file(path: str, keys: dict[str, bytes]) -> Checked | None:
     """Read, parse and verify one message file; None for anything the replay must look at itself."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device could block a worker for ever
+            return None
         with open(path, "rb") as handle:
             message = parse(handle.read())
         key = keys.get(message.player)
@@ -199,9 +203,23 @@ def reader(game_dir: GameDir, keys: dict[str, bytes], last: int, workers: int | 
     pool = _start(count)
     try:
         yield Prefetch(game_dir, plan(game_dir, last), keys, pool, count).read
-    finally:
+    except BaseException:  # an error or Ctrl-C: never wait for a worker stuck on a slow read
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            _stop(pool)
+        raise
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what is queued and end the workers now: a worker stuck on a slow read is killed."""
+    import multiprocessing
+
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in multiprocessing.active_children():  # the pool's workers: pbem starts no other process
+        with contextlib.suppress(Exception):
+            process.kill()
+            process.join(timeout=5)
 
 
 def _start(count: int) -> ProcessPoolExecutor | None:

@@ -178,6 +178,28 @@ def test_the_first_bad_entry_is_reported_as_on_one_core(game_dir, early, late):
     assert outcome(game_dir, 2) == alone
 
 
+def test_a_file_that_would_block_a_worker_is_left_to_the_replay(game_dir):
+    """A FIFO where an entry should be: no worker opens it, and the first bad entry before it is
+    reported at once, with no worker left waiting."""
+    damaged(game_dir, 9)
+    fifo = GameDir(game_dir).entry_path(21)
+    fifo.unlink()
+    os.mkfifo(fifo)
+    alone = outcome(game_dir, 0)
+    started = time.monotonic()
+    assert outcome(game_dir, 2) == alone
+    assert time.monotonic() - started < 20
+
+
+def test_a_self_referencing_dump_is_an_error_not_a_hang():
+    from pbem.engine import canonical_json
+
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        canonical_json({"x": loop})
+
+
 def slow_start(paths, keys):
     """Workers that reach the early chunks last."""
     if any(path.endswith(("000008.toml", "000009.toml", "000010.toml")) for path in paths):

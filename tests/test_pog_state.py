@@ -35,7 +35,7 @@ def test_the_1914_dump_holds_no_control_or_fort_it_started_with():
 
 
 def test_a_played_position_loads_back_from_its_dump():
-    """The example's head: Liege besieged, Libau turned over by attrition, a corps eliminated."""
+    """The example's head: the siege of Liege rolled, Libau turned over by attrition, a corps eliminated."""
     engine = Game(EXAMPLE).replay()
     state = engine.state
     assert ruleset.dump(state)["control"]["libau"] == "cp"
@@ -83,3 +83,12 @@ def test_changing_a_copy_leaves_the_original_as_it_was():
         getattr(copied, name)["liege"] = 1
     copied.commitment["cp"] = "total_war"
     assert canonical_json(ruleset.dump(original)) == before
+
+
+def test_two_clients_whose_start_differs_disagree_at_once():
+    """The dump records what differs from the start, so it carries the start's digest too: a client
+    whose scenario or map data differ computes another hash from the first entry on."""
+    state = positions.position_from_case({})
+    other = positions.position_from_case({"control": {"sedan": "cp"}})
+    assert ruleset.dump(state)["control"] == ruleset.dump(other)["control"] == {}
+    assert ruleset.dump(state)["start"] != ruleset.dump(other)["start"]

@@ -7,6 +7,8 @@ and sparse: control and forts only where they differ from the position the game 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -40,10 +42,13 @@ class Start:
 
     control: Mapping[str, str]
     forts: Mapping[str, str]
+    digest: str = ""  # of control and forts: in every dump, so clients whose start differs disagree at once
 
     @classmethod
     def of(cls, state: PogState) -> Start:
-        return cls(MappingProxyType(dict(state.control)), MappingProxyType(dict(state.forts)))
+        control, forts = dict(sorted(state.control.items())), dict(sorted(state.forts.items()))
+        text = json.dumps({"control": control, "forts": forts}, sort_keys=True, separators=(",", ":"))
+        return cls(MappingProxyType(control), MappingProxyType(forts), hashlib.sha256(text.encode()).hexdigest())
 
 
 NO_START = Start(MappingProxyType({}), MappingProxyType({}))  # a bare PogState: its dump is complete
@@ -211,6 +216,7 @@ def dump(state: PogState) -> dict:
     """The public position: control and forts as changes from `state.start` (a fort no longer there
     is null), everything else in full. The map and every other fixed fact stay out."""
     return {
+        "start": state.start.digest,
         "variants": sorted(state.variants),
         "turn": state.turn,
         "at_war": sorted(state.at_war),
