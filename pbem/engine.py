@@ -19,7 +19,7 @@ from . import ruleset as rules
 from .charter import Charter
 from .dice import Dice, Draw, Stream
 from .errors import BadSignature, ChainBroken, Held, IllegalOrder, NotOfThisGame, UnreadableInput, UsageError
-from .hidden import HiddenChain, PrivateDraws
+from .hidden import HiddenChain, PrivateDraws, open_record
 from .message import Message
 
 SIDE_RANK = {"reveal": 0, "seal": 1, "unseal": 2, "resign": 3}  # §5: order within one signer
@@ -563,8 +563,22 @@ class Engine:
             return list(pending.players), False
         raise IllegalOrder("dice must be drawn before anyone can decide", rule="PROTOCOL §5", **message.context())
 
+    def _private_fields(self, message: Message) -> dict[int, dict]:
+        """The private fields of the author's orders, where this client holds his hidden chain (his
+        own, or one his disclosure opens): a record that does not open is a defect (§7.3)."""
+        hidden = self.chains.get(message.player)
+        seq = message.fields["seq"]
+        if "private" not in message.fields or hidden is None or not getattr(hidden, "covers", lambda _: True)(seq):
+            return {}
+        try:
+            return open_record(hidden, seq, message.fields["salt"], message.fields["prev"], message.fields["private"])
+        except ValueError as exc:
+            raise ChainBroken(f"{exc}: it was not sealed with {message.player}'s hidden value", field="private",
+                              **message.context()) from None
+
     def _apply_orders(self, message: Message, check_private: bool = False) -> None:
         """Each order in turn, each legal for its author at that moment (§5)."""
+        private = self._private_fields(message)
         for index, order in enumerate(message.orders, 1):
             step = self.pending()
             if not (isinstance(step, rules.Decision) and step.players == (message.player,)):
@@ -575,11 +589,12 @@ class Engine:
             view = self.views.get(message.player)
             audit = message.fields["seq"] <= self.audited.get(message.player, 0)
             try:
+                whole = {**order, **private.get(index, {})}  # the author's own view sees his private fields
                 if (check_private or audit) and view is not None:
-                    self.ruleset.check_private(view, message.player, order)
+                    self.ruleset.check_private(view, message.player, whole)
                 self.state = self.ruleset.apply(self.state, message.player, order)
                 if view is not None:
-                    self.ruleset.apply_private(view, message.player, order)
+                    self.ruleset.apply_private(view, message.player, whole)
             except IllegalOrder as exc:
                 exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
                 raise exc.locate(**message.context()) from None

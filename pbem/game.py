@@ -38,7 +38,7 @@ from .errors import (
     UnreadableInput,
     UsageError,
 )
-from .hidden import DisclosedChain, HiddenChain
+from .hidden import DisclosedChain, HiddenChain, seal_record
 from .keys import FileSigner, Signer, app_dir
 from .log import IDENTITY, GameDir, atomic_write, disk_error, read_text, read_toml, remove, sweep_temp_files
 from .message import Message, check_order, emit_body, parse_fields, sign
@@ -996,7 +996,9 @@ class Game:
                     raise UnreadableInput("each order is a table with a kind", field=f"orders[{index}]",
                                           player=player)
                 check_order(order, index, {"kind": "move", "player": player, "seq": engine.head_seq + 1})
-            fields["orders"] = orders
+            fields["orders"], private = self._split_private(orders)
+            if private:
+                fields["private"] = self._seal_private(player, signer, fields, private)
         by_id = {m.id: m for m in uses}
         body = emit_body(fields)
         trial = Message(body, b"", parse_fields(body, {"player": player}))
@@ -1036,6 +1038,22 @@ class Game:
         with self._writing():
             engine, _ = self.current()
             return self._publish(sealing.unseal(self, engine, player, signer, early=early))
+
+    def _split_private(self, orders: list[dict]) -> tuple[list[dict], dict[int, dict]]:
+        """The orders as signed, and their private fields by order number (§7.3)."""
+        public, private = [], {}
+        for index, order in enumerate(orders, 1):
+            kind = self.ruleset.order_kinds.get(str(order.get("kind")))
+            shown, hidden = kind.split(order) if kind else (order, {})
+            public.append(shown)
+            if hidden:
+                private[index] = hidden
+        return public, private
+
+    def _seal_private(self, player: str, signer: Signer, fields: dict, private: dict[int, dict]) -> str:
+        """Encrypt the private fields with this player's hidden value for the entry's seq."""
+        seeds = self.seed_store(player).seeds(lambda: signer)
+        return seal_record(HiddenChain(seeds["hidden"]), fields["seq"], fields["salt"], fields["prev"], private)
 
     def move(self, player: str, orders: list[dict], signer: Signer, **kw) -> tuple[Message, ApplyReport]:
         with self._writing():

@@ -95,3 +95,29 @@ class PrivateDraws:
 
     def view(self, player: str) -> dict | None:
         return self.views.get(player)
+
+
+def seal_record(hidden: HiddenChain, seq: int, salt_hex: str, prev_hex: str, fields: dict[int, dict]) -> str:
+    """The entry's `private` (§7.3): each order's private fields, by order number, as a TOML record
+    encrypted with the author's hidden value for seq."""
+    import tomli_w
+
+    record = tomli_w.dumps({"orders": {str(index): values for index, values in fields.items()}}).encode()
+    return chain.seal_private(hidden.value(seq), seq, bytes.fromhex(salt_hex), bytes.fromhex(prev_hex),
+                              record).hex()
+
+
+def open_record(hidden: HiddenChain, seq: int, salt_hex: str, prev_hex: str, private_hex: str) -> dict[int, dict]:
+    """The private fields an entry's `private` holds, by order number; ValueError if it does not open
+    with this hidden value (tampered, or not the author's)."""
+    import tomllib
+
+    from cryptography.exceptions import InvalidTag
+
+    try:
+        record = chain.open_private(hidden.value(seq), seq, bytes.fromhex(salt_hex), bytes.fromhex(prev_hex),
+                                    bytes.fromhex(private_hex))
+        orders = tomllib.loads(record.decode()).get("orders", {})
+        return {int(index): dict(values) for index, values in orders.items()}
+    except (InvalidTag, UnicodeDecodeError, TypeError, AttributeError) as exc:
+        raise ValueError(f"the private record does not open: {type(exc).__name__}") from None

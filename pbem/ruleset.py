@@ -226,12 +226,15 @@ FIELD_TYPES = ("text", "int", "bool", "list")
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """One field of an order kind: text, int, bool or list (of text)."""
+    """One field of an order kind: text, int, bool or list (of text). A `private` field (a card
+    discarded face down, say) never appears in the signed order: its author's client puts it in the
+    entry's encrypted private record (protocol §7.3), which only he reads until he discloses."""
 
     name: str
     type: str
     required: bool = True
     help: str = ""
+    private: bool = False
 
 
 @dataclass(frozen=True)
@@ -251,11 +254,17 @@ class OrderKind:
             raise datafile.DataFileError(f"order {kind}: keys are rule, help, example and fields", field="orders")
         fields = []
         for name, spec in table.get("fields", {}).items():
-            if spec.get("type") not in FIELD_TYPES or set(spec) - {"type", "optional", "help"}:
+            if spec.get("type") not in FIELD_TYPES or set(spec) - {"type", "optional", "help", "private"}:
                 raise datafile.DataFileError(f"order {kind}: field {name} has a type among {', '.join(FIELD_TYPES)} "
-                                             "and may say optional and help", field="orders")
-            fields.append(FieldSpec(name, spec["type"], not spec.get("optional", False), spec.get("help", "")))
+                                             "and may say optional, private and help", field="orders")
+            fields.append(FieldSpec(name, spec["type"], not spec.get("optional", False), spec.get("help", ""),
+                                    spec.get("private", False)))
         return cls(kind, table["rule"], table["help"], tuple(fields), table.get("example", kind))
+
+    def split(self, order: Mapping) -> tuple[dict, dict]:
+        """The order as signed (public fields) and its private fields."""
+        private = {spec.name for spec in self.fields if spec.private}
+        return ({k: v for k, v in order.items() if k not in private}, {k: v for k, v in order.items() if k in private})
 
     def field(self, name: str) -> FieldSpec | None:
         return next((spec for spec in self.fields if spec.name == name), None)
@@ -263,7 +272,10 @@ class OrderKind:
     def check(self, order: Mapping) -> None:
         """Every required field present, no other, each of its declared type (IllegalOrder, this kind's rule)."""
         for spec in self.fields:
-            if spec.required and spec.name not in order:
+            if spec.private and spec.name in order:
+                raise IllegalOrder(f"{self.kind}'s {spec.name} is private: it travels only in its author's "
+                                   "encrypted record", rule=self.rule, field=spec.name)
+            if spec.required and not spec.private and spec.name not in order:
                 raise IllegalOrder(f"{self.kind} needs '{spec.name}' (for example: {self.example})", rule=self.rule,
                                    field=spec.name)
         for name, value in order.items():

@@ -38,7 +38,7 @@ def test_every_declared_example_is_an_order_the_summary_writes_back(ruleset_id):
     ruleset = rulesets.load(ruleset_id)
     for kind in ruleset.order_kinds.values():
         order = orders.parse(kind.example, ruleset.order_kinds)
-        assert ruleset.check_order(order) is kind
+        assert ruleset.check_order(kind.split(order)[0]) is kind  # private fields travel encrypted
         assert ruleset.summary(order) == kind.example
         assert orders.parse(ruleset.summary(order), ruleset.order_kinds) == order
 

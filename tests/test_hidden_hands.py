@@ -187,3 +187,49 @@ def test_a_disclosure_that_does_not_lead_to_the_join_is_exit_3(dealt):
     code, _, err = dealt["alice"].cli("apply", str(write(dealt.root / "forged.toml", forged)))
     assert code == 3 and "bob's disclosed value does not lead to the hcommit of his join" in err, err
     assert snapshot(dealt["alice"].dir) == before
+
+
+# ---------------------------------------------------------------------------- private records
+
+def test_a_card_discarded_face_down_is_sealed_in_the_entry_and_audited(dealt):
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    play_and_deliver(table, "alice", "pass")
+    play_and_deliver(table, "bob", f"discard card={held[2]}", "pass")
+    entry = (table["bob"].dir / "entries" / "000003.toml").read_text()
+    assert held[2] not in entry and "private = " in entry  # the card travels only encrypted
+    assert held[2] not in hand(table, "bob")["yours"]["bob"]["hand"]
+    assert hand(table, "alice")["counts"]["bob"] == {"hand": 2, "pile": 17}
+    play_and_deliver(table, "carol", 'end result="over"')
+    disclose_all(table)
+    code, out, err = table["alice"].cli("audit", "bob", "--json")
+    assert code == 0, err
+    assert json.loads(out)["bob"]["view"]["hand"] == held[:2]
+
+
+def test_a_card_not_held_cannot_be_discarded(dealt):
+    held = hand(dealt, "bob")["yours"]["bob"]["hand"]
+    other = next(c for c in DECK["deck"]["cards"] if c not in held)
+    play_and_deliver(dealt, "alice", "pass")
+    code, _, err = dealt["bob"].cli("move", f"discard card={other}")
+    assert code == 1 and f"you do not hold '{other}'" in err, err
+
+
+def test_a_tampered_private_record_is_rejected_by_its_owner_and_by_the_audit(dealt):
+    from pbem.message import parse, sign
+
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    play_and_deliver(table, "alice", "pass")
+    signed = sign({**_fields_of(table, "bob", held[0]), "private": secrets.token_hex(40)}, table["bob"].signer)
+    path = write(table.root / "tampered.toml", signed)
+    code, _, err = table["bob"].cli("apply", str(path))  # his own client opens it: it does not
+    assert code == 4 and "the private record does not open" in err, err
+    assert parse(path.read_bytes()).id == signed.id
+
+
+def _fields_of(table, name: str, card: str) -> dict:
+    """An entry of `name`'s discarding `card`, drafted as his client would, its fields to alter."""
+    message = table[name].game().draft(name, [{"kind": "discard", "card": card}, {"kind": "pass"}],
+                                       table[name].signer)
+    return {key: value for key, value in message.fields.items()}

@@ -80,16 +80,24 @@ def play(state: FreeformState, player: str, order: Mapping) -> None:
     state.played.append({"player": player, "card": order["card"], "turn": state.turn})
 
 
+def discard(state: FreeformState, player: str, order: Mapping) -> None:
+    """A card put away face down: the public state learns only that the hand is one smaller."""
+    held = state.cards.get(player)
+    if held is None or held["hand"] < 1:
+        raise IllegalOrder("your hand is empty", rule=RULE, field="kind")
+    state.cards[player] = {"hand": held["hand"] - 1, "pile": held["pile"]}
+
+
 def apply_private(view: dict, order: Mapping) -> None:
     if order.get("kind") == "draw":
         view["hand"] = view.get("hand", []) + view.get("pile", [])[:order["count"]]
         view["pile"] = view.get("pile", [])[order["count"]:]
-    elif order.get("kind") == "play" and order["card"] in view.get("hand", []):
+    elif order.get("kind") in ("play", "discard") and order.get("card") in view.get("hand", []):
         view["hand"].remove(order["card"])
 
 
 def check_private(view: dict, order: Mapping) -> None:
-    if order.get("kind") == "play" and order.get("card") not in view.get("hand", []):
+    if order.get("kind") in ("play", "discard") and order.get("card") not in view.get("hand", []):
         raise IllegalOrder(f"you do not hold {order.get('card')!r}", rule=RULE, field="card")
 
 
