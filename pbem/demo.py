@@ -41,6 +41,8 @@ def _mail(games: dict[str, Game], sender: str, message: Message) -> None:
 
 def _draws(record) -> Text:
     """Each purpose once, with its results (2d6 is two draws of one purpose), to stay on one line."""
+    if not record.draws and record.private:  # only private draws: who drew, never what (§7)
+        return Text("   drawn in private: " + "; ".join(r["purpose"] for r in record.private), style="dim")
     text = Text("   dice:", style="cyan")
     last = None
     for draw in record.draws:
@@ -164,6 +166,17 @@ def _start(root: Path, ruleset, script: dict, signers: dict):
     return games
 
 
+def _disclose_and_audit(games: dict[str, Game], signers: dict):
+    """Every player discloses up to the last entry; then each one's play is audited (protocol §7)."""
+    for name, game in games.items():
+        disclose, _ = game.disclose(name, signers[name])
+        _deliver(game.dir.outbox_path(disclose), [g for n, g in games.items() if n != name])
+        yield Text(f"   {name} discloses up to seq {disclose.fields['upto']}", style="dim")
+    for name, held in next(iter(games.values())).audit().items():
+        cards = ", ".join(held["view"].get("hand", [])) or "none"
+        yield Text(f"   audit: {name}'s play matches the private draws; {name} ends holding {cards}", style="green")
+
+
 def _play(games: dict[str, Game], signers: dict, steps: list[dict]):
     unseals: list[Message] = []  # the last sealed round's, shown when an entry collects them
     for step in steps:
@@ -171,6 +184,9 @@ def _play(games: dict[str, Game], signers: dict, steps: list[dict]):
             yield Text(step["note"], style="italic")
         if "sealed" in step:
             unseals = yield from _sealed_round(games, signers, step["sealed"])
+            continue
+        if step.get("disclose"):
+            yield from _disclose_and_audit(games, signers)
             continue
         if "refused" in step:
             yield _refused(games[step["player"]], step, signers[step["player"]])

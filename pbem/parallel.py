@@ -12,7 +12,6 @@ multiprocessing itself is loaded only when they start, never by a command that r
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 import sys
@@ -203,23 +202,9 @@ def reader(game_dir: GameDir, keys: dict[str, bytes], last: int, workers: int | 
     pool = _start(count)
     try:
         yield Prefetch(game_dir, plan(game_dir, last), keys, pool, count).read
-    except BaseException:  # an error or Ctrl-C: never wait for a worker stuck on a slow read
+    finally:
         if pool is not None:
-            _stop(pool)
-        raise
-    if pool is not None:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Cancel what is queued and end the workers now: a worker stuck on a slow read is killed."""
-    import multiprocessing
-
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in multiprocessing.active_children():  # the pool's workers: pbem starts no other process
-        with contextlib.suppress(Exception):
-            process.kill()
-            process.join(timeout=5)
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _start(count: int) -> ProcessPoolExecutor | None:

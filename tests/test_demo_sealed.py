@@ -41,16 +41,16 @@ def kept(tmp_path_factory):
 def test_the_demo_names_each_seal_by_its_digest_and_each_unseal_by_the_seal_it_opens(kept):
     root, out = kept
     for name in NAMES:
-        seal = parse((root / "carol" / "game" / "side" / f"seal-{name}-000004.toml").read_bytes())
+        seal = parse((root / "carol" / "game" / "side" / f"seal-{name}-000005.toml").read_bytes())
         digest = seal.fields["sealed"][:16]
-        assert f"   {name} seals for seq 4: digest {digest}…\n" in out
+        assert f"   {name} seals for seq 5: digest {digest}…\n" in out
         assert f"   {name} unseals: opens {digest}…\n" in out
 
 
 def test_the_collector_shows_every_choice_and_none_is_shown_before(kept):
     _, out = kept
-    collected = out.index("   collects the seals and unseals of seq 4:\n")
-    assert out.index("seq 5 alice: roll dice=d10 purpose=weather") < collected
+    collected = out.index("   collects the seals and unseals of seq 5:\n")
+    assert out.index("seq 6 alice: roll dice=d10 purpose=weather") < collected
     assert '     alice: choose text="2 battalions"\n' in out
     assert '     bob: choose text="3 battalions"\n' in out
     assert "     carol: (no orders: abstains)\n" in out
@@ -70,7 +70,7 @@ def test_every_directory_holds_the_collected_round(kept):
 def test_the_sealed_round_fits_80_columns_without_wrapping(kept):
     _, out = kept
     lines = [line for line in out.splitlines() if re.match(r"   (\w+ (seals|unseals)|collects)\b", line)]
-    assert len(lines) == 7 and all(line.endswith(("…", "seq 4:")) for line in lines), lines
+    assert len(lines) == 7 and all(line.endswith(("…", "seq 5:")) for line in lines), lines
 
 
 def test_a_script_that_seals_for_others_than_the_round_open_is_refused(monkeypatch):

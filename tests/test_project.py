@@ -59,14 +59,14 @@ def test_wheel_carries_the_rules_package_and_its_data(tmp_path):
 def test_bundled_example_verifies(tmp_path):
     result = pbem("verify", "--game", str(EXAMPLE), "--json")
     assert result.returncode == 0, result.stderr
-    assert '"entries": 6' in result.stdout
+    assert '"entries": 7' in result.stdout
     engine = Game(EXAMPLE).replay(keep_rolls=True)
-    assert engine.head_seq == 6 and len(engine.rolls) == 3
+    assert engine.head_seq == 7 and len(engine.rolls) == 4
     assert engine.ruleset.dump(engine.state)["result"] == "draw agreed after the barrage"
 
 
 def test_bundled_example_holds_a_collected_sealed_round(tmp_path):
-    """seq 4 opens a round among all three; alice's seq 5 uses every seal and unseal (protocol §5)."""
+    """seq 5 opens a round among all three; alice's seq 6 uses every seal and unseal (protocol §5)."""
     shutil.copytree(EXAMPLE, tmp_path / "game", ignore=shutil.ignore_patterns("state.toml", ".lock"))
     result = pbem("show", "state", "--json", "--game", str(tmp_path / "game"))
     assert result.returncode == 0, result.stderr
@@ -74,9 +74,22 @@ def test_bundled_example_holds_a_collected_sealed_round(tmp_path):
     assert sealed["purpose"] == "bids for the ridge" and sealed["by"] == "alice" and sealed["voided"] == {}
     assert sealed["choices"] == {"alice": "2 battalions", "bob": "3 battalions", "carol": None}
     side = {parse(p.read_bytes()).id: p.name for p in (EXAMPLE / "side").glob("*seal-*.toml")}
-    collecting = parse((EXAMPLE / "entries" / "000005.toml").read_bytes())
+    collecting = parse((EXAMPLE / "entries" / "000006.toml").read_bytes())
     assert collecting.player == "alice" and [side.get(i) for i in collecting.uses] == [
-        f"{kind}-{name}-000004.toml" for name in ("alice", "bob", "carol") for kind in ("seal", "unseal")]
+        f"{kind}-{name}-000005.toml" for name in ("alice", "bob", "carol") for kind in ("seal", "unseal")]
+
+
+def test_bundled_example_dealt_hidden_hands_that_the_audit_confirms(tmp_path):
+    """seq 1 deals three cards to each player in private; at the end all three disclosed, and the
+    audit derives every hand again from the disclosures alone (protocol §7)."""
+    shutil.copytree(EXAMPLE, tmp_path / "game", ignore=shutil.ignore_patterns("state.toml", ".lock"))
+    result = pbem("audit", "--json", "--game", str(tmp_path / "game"))
+    assert result.returncode == 0, result.stderr
+    audited = json.loads(result.stdout)
+    assert sorted(audited) == ["alice", "bob", "carol"]
+    assert all(len(item["view"]["hand"]) == 3 and item["upto"] == 7 for item in audited.values())
+    state = json.loads(pbem("show", "state", "--json", "--game", str(tmp_path / "game")).stdout)
+    assert state["cards"] == {name: {"hand": 3, "pile": 5} for name in ("alice", "bob", "carol")}
 
 
 def test_demo_plays_and_verifies_a_three_player_game():

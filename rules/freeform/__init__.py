@@ -111,8 +111,9 @@ class Freeform(Ruleset[FreeformState]):
         except notation.NotationError as exc:
             raise IllegalOrder(str(exc), rule="freeform.roll", field="dice") from None
         table = order.get("table")
-        if table is not None and table not in state.setup.tables:
-            known = ", ".join(sorted(state.setup.tables)) or "none"
+        rollable = sorted(name for name in state.setup.tables if name != "deck")  # the deck holds cards
+        if table is not None and table not in rollable:
+            known = ", ".join(rollable) or "none"
             raise IllegalOrder(
                 f"the charter has no table {table!r} (it has: {known})", rule="freeform.table", field="table"
             )
