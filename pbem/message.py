@@ -93,7 +93,8 @@ class Message:
 
     @property
     def orders(self) -> list[dict]:
-        return self.fields.get("orders", [])
+        """An entry's orders; an unseal's `orders` is sealed text, not orders anyone may apply yet."""
+        return self.fields.get("orders", []) if self.type == "move" else []
 
     @property
     def uses(self) -> list[str]:

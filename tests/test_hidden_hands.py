@@ -233,3 +233,53 @@ def _fields_of(table, name: str, card: str) -> dict:
     message = table[name].game().draft(name, [{"kind": "discard", "card": card}, {"kind": "pass"}],
                                        table[name].signer)
     return {key: value for key, value in message.fields.items()}
+
+
+def test_keep_is_a_private_choice_among_the_next_cards(dealt):
+    table = dealt
+    play_and_deliver(table, "alice", "pass")
+    laptop_view = hand(table, "bob")["yours"]["bob"]
+    assert laptop_view["pile"] == 17
+    pile = _bob_pile(table)
+    code, _, err = table["bob"].cli("move", f"keep count=2 card={pile[5]}")
+    assert code == 1 and "is not among the next 2 cards of your pile" in err, err
+    play_and_deliver(table, "bob", f"keep count=2 card={pile[1]}", "pass")
+    after = hand(table, "bob")
+    assert pile[1] in after["yours"]["bob"]["hand"] and after["counts"]["bob"] == {"hand": 4, "pile": 16}
+    assert _bob_pile(table)[-1] == pile[0]  # the card looked at and left goes to the bottom
+    assert pile[1] not in (table["bob"].dir / "entries" / "000003.toml").read_text()
+
+
+def _bob_pile(table) -> list[str]:
+    engine, _ = table["bob"].game().current()
+    return list(engine.views["bob"]["pile"])
+
+
+def test_another_player_cannot_open_a_private_record(dealt):
+    from pbem.hidden import HiddenChain, open_record
+
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    play_and_deliver(table, "alice", "pass")
+    play_and_deliver(table, "bob", f"discard card={held[0]}", "pass")
+    entry = table["alice"].game().dir.entry(3)
+    alice_seeds = table["alice"].game().seed_store("alice").load()
+    with pytest.raises(ValueError, match="does not open"):
+        open_record(HiddenChain(alice_seeds["hidden"]), 3, entry.fields["salt"], entry.fields["prev"],
+                    entry.fields["private"])
+    engine, _ = table["alice"].game().current()
+    assert "bob" not in engine.views  # alice's client holds no view of bob's
+
+
+def test_a_card_shown_twice_is_refused_by_everyone(dealt):
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    play_and_deliver(table, "alice", "pass")
+    play_and_deliver(table, "bob", f"play card={held[0]}", "pass", cwd=None)
+    play_and_deliver(table, "carol", "pass")
+    play_and_deliver(table, "alice", "pass")
+    engine, _ = table["alice"].game().current()
+    from pbem.errors import IllegalOrder
+
+    with pytest.raises(IllegalOrder, match="shown every copy"):
+        table["alice"].game().ruleset.apply(engine.state, "bob", {"kind": "play", "card": held[0]})

@@ -491,3 +491,26 @@ def test_a_move_sent_with_damaged_mail_settings_is_stored_and_says_so(three, tmp
     assert code == 8 and "signed and stored in outbox/000001-move-alice.toml, but not mailed: " in err \
         and "mail.toml is damaged" in err and err.count("\n") == 1, (code, out, err)
     assert (alice.dir / "entries" / "000001.toml").exists()
+
+
+def test_a_sealed_round_is_played_by_mail_with_auto_unseal(tmp_path, smtp):
+    """alice opens a round; both seal with --send; each inbox --auto-unseal opens and mails the
+    unseal once both seals are in; alice collects the round in her next move."""
+    controller, _ = smtp
+    players = start(tmp_path, controller.port)
+    alice, bob = players["alice"], players["bob"]
+    alice.run("move", 'sealed players=alice,bob purpose="bids"', "--send")
+    bob.inbox()
+    alice.run("seal", 'choose text="two"', "--send")
+    bob.run("seal", 'choose text="three"', "--send")
+
+    def auto_unseal(player) -> dict:
+        return json.loads(player.run("inbox", "--maildir", str(player.maildir), "--auto-unseal", "--json").stdout)
+
+    assert [u["id"] for u in auto_unseal(alice)["unseals"]]  # bob's seal arrives: alice unseals and mails
+    assert [u["id"] for u in auto_unseal(bob)["unseals"]]
+    auto_unseal(alice)  # bob's unseal arrives
+    alice.run("move", "pass", "--send")
+    bob.inbox()
+    state = json.loads(bob.run("show", "state", "--json").stdout)
+    assert state["last_sealed"]["choices"] == {"alice": "two", "bob": "three"}

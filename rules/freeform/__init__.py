@@ -166,6 +166,9 @@ class Freeform(Ruleset[FreeformState]):
     def _order_discard(self, state: FreeformState, player: str, order: Mapping) -> None:
         deck.discard(state, player, order)
 
+    def _order_keep(self, state: FreeformState, player: str, order: Mapping) -> None:
+        deck.keep(state, player, order)
+
     def private_view(self, state: FreeformState, player: str) -> dict:
         return {"hand": [], "pile": []} if "deck" in state.setup.tables else {}
 

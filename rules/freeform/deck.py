@@ -74,10 +74,23 @@ def play(state: FreeformState, player: str, order: Mapping) -> None:
     held = state.cards.get(player)
     if order["card"] not in deck(state):
         raise IllegalOrder(f"{order['card']!r} is no card of this deck", rule=RULE, field="card")
+    shown = sum(1 for p in state.played if p["player"] == player and p["card"] == order["card"])
+    if shown >= deck(state).count(order["card"]):  # public: his copy of it is already on the table
+        raise IllegalOrder(f"you have shown every copy of {order['card']!r} already", rule=RULE, field="card")
     if held is None or held["hand"] < 1:
         raise IllegalOrder("your hand is empty", rule=RULE, field="card")
     state.cards[player] = {"hand": held["hand"] - 1, "pile": held["pile"]}
     state.played.append({"player": player, "card": order["card"], "turn": state.turn})
+
+
+def keep(state: FreeformState, player: str, order: Mapping) -> None:
+    """Look at the next `count` cards of one's pile, keep one (a private choice), the others go to
+    the bottom: the public state learns that the hand grew by one and the pile shrank by one."""
+    count, held = order["count"], state.cards.get(player)
+    if held is None or not 1 <= count <= held["pile"]:
+        raise IllegalOrder(f"look at 1 to {held['pile'] if held else 0} cards: your pile holds no more", rule=RULE,
+                           field="count")
+    state.cards[player] = {"hand": held["hand"] + 1, "pile": held["pile"] - 1}
 
 
 def discard(state: FreeformState, player: str, order: Mapping) -> None:
@@ -94,11 +107,19 @@ def apply_private(view: dict, order: Mapping) -> None:
         view["pile"] = view.get("pile", [])[order["count"]:]
     elif order.get("kind") in ("play", "discard") and order.get("card") in view.get("hand", []):
         view["hand"].remove(order["card"])
+    elif order.get("kind") == "keep" and order.get("card") in view.get("pile", [])[:order["count"]]:
+        looked = view["pile"][:order["count"]]
+        looked.remove(order["card"])
+        view["hand"] = [*view.get("hand", []), order["card"]]
+        view["pile"] = view["pile"][order["count"]:] + looked
 
 
 def check_private(view: dict, order: Mapping) -> None:
     if order.get("kind") in ("play", "discard") and order.get("card") not in view.get("hand", []):
         raise IllegalOrder(f"you do not hold {order.get('card')!r}", rule=RULE, field="card")
+    if order.get("kind") == "keep" and order.get("card") not in view.get("pile", [])[:order.get("count", 0)]:
+        raise IllegalOrder(f"{order.get('card')!r} is not among the next {order.get('count')} cards of your pile",
+                           rule=RULE, field="card")
 
 
 def hand_data(state: FreeformState, private: Mapping[str, dict] | None) -> dict:
