@@ -439,6 +439,16 @@ def _parse_order(text: str, game) -> dict:
     return orders.parse(text, game.ruleset.order_kinds)
 
 
+def _gather_orders(game, player: str, orders: list[str] | None, file: Path | None, edit: bool) -> list[dict]:
+    """The orders typed, then those of --file, then those written in --edit, in that order."""
+    parsed = [_parse_order(o, game) for o in orders or []]
+    if file:
+        parsed.extend(_orders_from_file(file))
+    if edit:
+        parsed.extend(_edit_orders(game, player))
+    return parsed
+
+
 def _orders_from_file(path: Path) -> list[dict]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a Windows editor may add a BOM
@@ -511,11 +521,7 @@ def move(
     game = _game(game_dir)
     player = _me(game)
     _refuse_after_interrupted_move(game, player)
-    parsed = [_parse_order(o, game) for o in orders or []]
-    if file:
-        parsed.extend(_orders_from_file(file))
-    if edit:
-        parsed.extend(_edit_orders(game, player))
+    parsed = _gather_orders(game, player, orders, file, edit)
     message, report = game.move(player, parsed, _signer(key, agent, game))
     path = game.dir.outbox_path(message)
     if not as_json:
@@ -554,11 +560,7 @@ def seal_cmd(
     """
     game = _game(game_dir)
     player = _me(game)
-    parsed = [_parse_order(o, game) for o in orders or []]
-    if file:
-        parsed.extend(_orders_from_file(file))
-    if edit:
-        parsed.extend(_edit_orders(game, player))
+    parsed = _gather_orders(game, player, orders, file, edit)
     message, _ = game.seal(player, parsed, _signer(key, agent, game))
     _report_side(game, message, as_json, send_now, f"[ok]Sealed[/ok] your orders for seq {message.seq}. Mail "
                  f"[bold]{game.dir.outbox_path(message)}[/bold] to every player; unseal once every member has sealed.")
