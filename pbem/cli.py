@@ -616,6 +616,26 @@ def disclose_cmd(
                  f"[bold]{game.dir.outbox_path(message)}[/bold] to every player.")
 
 
+@app.command("dispute")
+def dispute_cmd(
+    seq: int = typer.Argument(..., help="The entry you dispute."),
+    player: Optional[str] = typer.Option(None, "--player", help="Who owes the disclosure (default: its author)."),
+    game_dir: Path = GameOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Dispute an entry: its author owes a disclosure of his hidden draws up to it.
+
+    Kept in this game directory (disputes.toml) and shown by 'pbem status' until his disclosure
+    reaching that seq arrives; tell him by mail. Then 'pbem audit PLAYER' checks his play."""
+    game = _game(game_dir)
+    item = game.dispute(seq, player)
+    if as_json:
+        emit_json(item)
+        return
+    out().print(f"You dispute seq {item['seq']}: ask {item['player']} to run 'pbem disclose --upto {item['seq']}' "
+                f"and mail it; then 'pbem audit {item['player']}'.", markup=False)
+
+
 @app.command("audit")
 def audit_cmd(
     player: Optional[str] = typer.Argument(None, help="Audit this player only (default: everyone who disclosed)."),

@@ -44,6 +44,7 @@ from .log import IDENTITY, GameDir, atomic_write, disk_error, read_text, read_to
 from .message import Message, check_order, emit_body, parse_fields, sign
 
 CACHE = "state.toml"
+DISPUTES = "disputes.toml"  # entries this player disputes: local, like addresses.toml
 
 
 @dataclass
@@ -451,6 +452,34 @@ class Game:
                                   field=exc.field, rule=exc.rule, kind="move") from None
             found[name] = {"upto": upto, "view": engine.views.get(name, {})}
         return found
+
+    def disputes(self) -> list[dict]:
+        """Entries this player disputes (disputes.toml, local): each names who owes a disclosure up to
+        which seq; the others learn of it by mail, as of any request made out of the log."""
+        path = self.dir.root / DISPUTES
+        if not path.exists():
+            return []
+        found = read_toml(path, "dispute record").get("disputes", [])
+        if not isinstance(found, list) or not all(isinstance(d, dict) and isinstance(d.get("seq"), int)
+                                                  and isinstance(d.get("player"), str) for d in found):
+            raise UnreadableInput(f"{path} is damaged: it lists [[disputes]] with seq and player", kind="disputes")
+        return found
+
+    def dispute(self, seq: int, player: str | None = None) -> dict:
+        """Dispute entry `seq`: its author (or `player`) owes a disclosure up to it (§7.4)."""
+        with self._writing():
+            engine = self.engine()
+            entry = self.dir.entry(seq) if 1 <= seq <= engine.head_seq else None
+            if entry is None:
+                raise UsageError(f"there is no entry {seq}: the log ends at seq {engine.head_seq}", field="SEQ")
+            owner = player or entry.player
+            member = self.charter.member(owner)
+            if member is None or not member.participant:
+                raise UsageError(f"{owner} is no participant of this game", field="--player")
+            item = {"seq": seq, "player": owner}
+            known = [d for d in self.disputes() if d != item]
+            atomic_write(self.dir.root / DISPUTES, tomli_w.dumps({"disputes": [*known, item]}).encode())
+            return item
 
     def owed_disclosures(self, engine: Engine) -> list[str]:
         """Once the game is over, the participants whose hidden information is not yet disclosed up to
@@ -1258,6 +1287,7 @@ def status(game: Game) -> dict:
         "game": game.charter.game, "ruleset": game.charter.ruleset, "dice": game.charter.dice,
         "me": me.player if me else None, "head_seq": engine.head_seq, "head_id": engine.head_id,
         "held": len(game.dir.held()), "forks": [str(p) for p in game.dir.forks()],
+        "disputes": _disputes_owed(game),
     }
     if not engine.started:
         data["step"] = {"kind": "joining", "waiting_for": engine.missing_joins()}
@@ -1289,6 +1319,13 @@ def status(game: Game) -> dict:
         data["step"] = {"kind": "decision", "waiting_for": _next_to_sign(game, current, list(pending.players)),
                         "prompt": pending.prompt, **_deadline(engine.head_time, game.charter.move_hours)}
     return data
+
+
+def _disputes_owed(game: Game) -> list[dict]:
+    """The disputes this player raised that still wait for a disclosure reaching their seq."""
+    disclosed = game.disclosures()
+    return [d for d in game.disputes()
+            if d["player"] not in disclosed or disclosed[d["player"]].fields["upto"] < d["seq"]]
 
 
 def _sealed_step(game: Game, current: Engine, decision: sealing.OpenDecision, since: str | None, hours: int

@@ -80,6 +80,9 @@ def status_view(data: dict):
         if step.get("closing_entry_by"):
             lines.append(literal(f"{step['closing_entry_by']} signs the closing entry that fixes the result "
                                  "(pbem move with no orders)", "warn"))
+    for dispute in data.get("disputes", []):
+        lines.append(literal(f"You dispute seq {dispute['seq']}: {dispute['player']} owes a disclosure up to it "
+                             "(pbem disclose --upto), then 'pbem audit'", "warn"))
     if data.get("held"):
         lines.append(Text(f"{data['held']} message(s) held in held/ waiting for a predecessor", style="warn"))
     for fork in data.get("forks", []):

@@ -283,3 +283,22 @@ def test_a_card_shown_twice_is_refused_by_everyone(dealt):
 
     with pytest.raises(IllegalOrder, match="shown every copy"):
         table["alice"].game().ruleset.apply(engine.state, "bob", {"kind": "play", "card": held[0]})
+
+
+def test_a_disputed_entry_is_named_until_its_author_discloses_up_to_it(dealt):
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    play_and_deliver(table, "alice", "pass")
+    play_and_deliver(table, "bob", f"play card={held[0]}", "pass")
+    code, out, err = table["alice"].cli("dispute", "3")
+    assert code == 0 and "ask bob to run 'pbem disclose --upto 3'" in out, err
+    code, out, _ = table["alice"].cli("status")
+    assert "You dispute seq 3: bob owes a disclosure up to it" in out
+    code, out, err = table["bob"].cli("disclose", "--upto", "3", "--json")
+    assert code == 0, err
+    assert table["alice"].cli("apply", str(table["bob"].dir / json.loads(out)["outbox"]))[0] == 0
+    assert json.loads(table["alice"].cli("status", "--json")[1])["disputes"] == []
+    code, out, err = table["alice"].cli("audit", "bob", "--json")
+    assert code == 0 and json.loads(out)["bob"]["upto"] == 3, err
+    code, _, err = table["alice"].cli("dispute", "9")
+    assert code == 2 and "there is no entry 9" in err, err
