@@ -13,14 +13,17 @@ import dataclasses
 import itertools
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import chain
 from . import ruleset as rules
 from .charter import Charter
 from .dice import Dice, Draw, Stream
 from .errors import BadSignature, ChainBroken, Held, IllegalOrder, NotOfThisGame, UnreadableInput, UsageError
-from .hidden import HiddenChain, PrivateDraws, open_record
 from .message import Message
+
+if TYPE_CHECKING:
+    from .hidden import HiddenChain
 
 SIDE_RANK = {"reveal": 0, "seal": 1, "unseal": 2, "resign": 3}  # §5: order within one signer
 
@@ -325,6 +328,8 @@ class Engine:
             seed = chain.roll_seed(
                 self.charter.game, seq, bytes.fromhex(entry), [bytes.fromhex(v) for v in values]
             )
+        from .hidden import PrivateDraws  # here: a command that resolves no roll never needs it
+
         dice = Dice(Stream(seed))
         private = PrivateDraws(seq, seed, self.chains, self.views)
         while isinstance(self.ruleset.pending(self.state), rules.Chance):
@@ -570,6 +575,8 @@ class Engine:
         seq = message.fields["seq"]
         if "private" not in message.fields or hidden is None or not getattr(hidden, "covers", lambda _: True)(seq):
             return {}
+        from .hidden import open_record
+
         try:
             return open_record(hidden, seq, message.fields["salt"], message.fields["prev"], message.fields["private"])
         except ValueError as exc:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import tomli_w
 
@@ -38,10 +39,12 @@ from .errors import (
     UnreadableInput,
     UsageError,
 )
-from .hidden import DisclosedChain, HiddenChain, seal_record
 from .keys import FileSigner, Signer, app_dir
 from .log import IDENTITY, GameDir, atomic_write, disk_error, read_text, read_toml, remove, sweep_temp_files
 from .message import Message, check_order, emit_body, parse_fields, sign
+
+if TYPE_CHECKING:
+    from .hidden import HiddenChain
 
 CACHE = "state.toml"
 DISPUTES = "disputes.toml"  # entries this player disputes: local, like addresses.toml
@@ -406,6 +409,8 @@ class Game:
             seeds = self.seed_store(me.player).load()
             if seeds is None:
                 return {}
+            from .hidden import HiddenChain
+
             self._chains[me.player] = HiddenChain(seeds["hidden"])
         return dict(self._chains)
 
@@ -427,6 +432,8 @@ class Game:
             upto = engine.head_seq if upto is None else upto
             if not 1 <= upto <= engine.head_seq:
                 raise UsageError(f"disclose up to a seq from 1 to {engine.head_seq}", player=player, field="--upto")
+            from .hidden import HiddenChain
+
             seeds = self.seed_store(player).seeds(lambda: signer)
             value = HiddenChain(seeds["hidden"]).value(upto)
             return self._publish(sign({"pbem": 1, "type": "disclose", "game": self.charter.game, "player": player,
@@ -436,6 +443,8 @@ class Game:
         """Replay the log once per disclosed player, his private draws derived from his disclosure and
         each order of his up to it checked against the hand he held (§7). The first defect is a
         ChainBroken (exit 4) naming entry, player and rule; returns what each one held at the end."""
+        from .hidden import DisclosedChain
+
         disclosed = self.disclosures()
         if player is not None and player not in disclosed:
             raise UsageError(f"{player} has disclosed nothing yet: nothing of his can be audited", field="PLAYER")
@@ -1081,6 +1090,8 @@ class Game:
 
     def _seal_private(self, player: str, signer: Signer, fields: dict, private: dict[int, dict]) -> str:
         """Encrypt the private fields with this player's hidden value for the entry's seq."""
+        from .hidden import HiddenChain, seal_record
+
         seeds = self.seed_store(player).seeds(lambda: signer)
         return seal_record(HiddenChain(seeds["hidden"]), fields["seq"], fields["salt"], fields["prev"], private)
 

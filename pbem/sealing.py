@@ -19,7 +19,6 @@ from . import chain
 from .errors import Held, IllegalOrder, UnreadableInput, UsageError
 from .log import atomic_write, read_toml
 from .message import Message, check_order, sign
-from .orders import sealed_text
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -115,6 +114,8 @@ def seal(game: Game, engine: Engine, player: str, orders: list[dict], signer) ->
             game.ruleset.check_together(game.ruleset.copy(engine.state, engine.setup), player, orders)
     except IllegalOrder as refused:
         raise refused.locate(player=player, kind="seal") from None
+    from .orders import sealed_text
+
     key, text = os.urandom(32), sealed_text(orders)  # the OS CSPRNG, as secrets uses
     record = SealRecord(game.seed_store(player).folder)
     record.add(decision.seq, decision.entry, key, text)
