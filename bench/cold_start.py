@@ -31,21 +31,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from verify_log import pbem_command  # the script beside this one: bench/ is on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = {"freeform": ROOT / "examples" / "freeform-3p" / "game",
             "pog": ROOT / "examples" / "paths-of-glory-1914" / "game"}
 BASE_IMPORTS = "import typer, rich.console, rich.panel, rich.table"
 
-
-def pbem_command() -> list[str]:
-    """The installed console script run by this interpreter (not a pyenv shim in front of it)."""
-    script = Path(sys.executable).parent / "pbem"
-    if not script.exists():
-        found = shutil.which("pbem")
-        script = Path(found) if found else None
-    if script is not None and b"python" in script.read_bytes()[:200].split(b"\n")[0]:
-        return [sys.executable, str(script)]
-    return [sys.executable, "-c", "import sys; from pbem.cli import main; sys.argv[0] = 'pbem'; main()"]
 
 
 class Case:

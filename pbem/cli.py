@@ -39,6 +39,8 @@ KeyOpt = typer.Option(None, "--key", help="An OpenSSH Ed25519 private key to sig
                       "else the key 'pbem key new' made).")
 SendOpt = typer.Option(False, "--send", help="Mail it to the other players now (see 'pbem mail setup'); "
                        "if some cannot be reached it stays queued for 'pbem send --retry'.")
+FileOpt = typer.Option(None, "--file", "-f", help="Read [[orders]] tables from a TOML file.")
+EditOpt = typer.Option(False, "--edit", "-e", help="Write the orders in $EDITOR from a template.")
 AgentOpt = typer.Option(None, "--agent", help="Sign through ssh-agent with the key whose public half is this "
                         "file (ssh-keygen -Y sign).")
 
@@ -505,8 +507,8 @@ def move(
                                        "'roll dice=2d6+1 purpose=\"attack on Verdun\"', 'activate "
                                        "spaces=aachen,koblenz' (lists with commas). 'pbem rules GAME' lists the "
                                        "orders, their fields and examples."),
-    file: Optional[Path] = typer.Option(None, "--file", "-f", help="Read [[orders]] tables from a TOML file."),
-    edit: bool = typer.Option(False, "--edit", "-e", help="Write the orders in $EDITOR from a template."),
+    file: Optional[Path] = FileOpt,
+    edit: bool = EditOpt,
     game_dir: Path = GameOpt,
     key: Optional[Path] = KeyOpt,
     agent: Optional[Path] = AgentOpt,
@@ -544,8 +546,8 @@ def move(
 def seal_cmd(
     orders: List[str] = typer.Argument(None, help="Your orders for the simultaneous decision, each quoted as one "
                                        "argument: 'choose text=\"3 points\"'. None: you abstain."),
-    file: Optional[Path] = typer.Option(None, "--file", "-f", help="Read [[orders]] tables from a TOML file."),
-    edit: bool = typer.Option(False, "--edit", "-e", help="Write the orders in $EDITOR from a template."),
+    file: Optional[Path] = FileOpt,
+    edit: bool = EditOpt,
     game_dir: Path = GameOpt,
     key: Optional[Path] = KeyOpt,
     agent: Optional[Path] = AgentOpt,

@@ -158,7 +158,7 @@ def initial_position(variants: frozenset[str] = NO_VARIANTS) -> PogState:
     for trench in setup.trenches:
         state.trenches[trench.space] = trench.level
     state.forts = {space: "intact" for i, space in enumerate(pog_map.ids) if pog_map.fort[i]}
-    state.start = Start.of(state)
+    state.start = Start.of(state)  # position_from_case sets its own once the case is placed
     return state
 
 
