@@ -8,11 +8,13 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
 from pbem.rules.paths_of_glory import ruleset
 from pbem.rules.paths_of_glory import state as positions
 from pbem.rules.paths_of_glory.forts import destroy_fort
 
 from pbem.engine import canonical_json
+from pbem.errors import IllegalOrder
 from pbem.game import Game
 from pbem.ruleset import Seat, Setup
 
@@ -92,3 +94,41 @@ def test_two_clients_whose_start_differs_disagree_at_once():
     other = positions.position_from_case({"control": {"sedan": "cp"}})
     assert ruleset.dump(state)["control"] == ruleset.dump(other)["control"] == {}
     assert ruleset.dump(state)["start"] != ruleset.dump(other)["start"]
+
+
+# ---------------------------------------------------------------------------- a movement action through the ruleset
+
+def _verdun_position():
+    position = {"base": "empty", "turn": 3, "control": {"sedan": "cp"}, "active": "cp",
+                "units": {"ge_corps_1": "sedan", "ge_corps_2": "metz", "ge_corps_3": "metz"}}
+    return positions.position_from_case(position)
+
+
+def test_stacks_moved_by_separate_orders_besiege_together_when_the_action_ends():
+    """R05, base 11.1.8: a corps from Sedan and two from Metz, one move order per stack, besiege
+    Verdun; the siege test is made when the movement action ends (pass), not after each stack."""
+    state = _verdun_position()
+    for order in ({"kind": "activate", "spaces": ["sedan", "metz"]},
+                  {"kind": "move", "units": ["ge_corps_1"], "path": ["verdun"]},
+                  {"kind": "move", "units": ["ge_corps_2", "ge_corps_3"], "path": ["verdun"]},
+                  {"kind": "pass"}):
+        state = ruleset.apply(state, "cp", order)
+    assert state.forts["verdun"] == "besieged" and state.active == "ap"
+
+
+def test_a_movement_action_that_cannot_besiege_is_refused_when_it_ends():
+    state = _verdun_position()
+    for order in ({"kind": "activate", "spaces": ["metz"]},
+                  {"kind": "move", "units": ["ge_corps_2", "ge_corps_3"], "path": ["verdun"]}):
+        state = ruleset.apply(state, "cp", order)
+    with pytest.raises(IllegalOrder) as refused:
+        ruleset.apply(state, "cp", {"kind": "pass"})
+    assert refused.value.rule == "15.2.1"
+
+
+def test_one_move_order_is_one_stack():
+    state = _verdun_position()
+    state = ruleset.apply(state, "cp", {"kind": "activate", "spaces": ["sedan", "metz"]})
+    with pytest.raises(IllegalOrder) as refused:
+        ruleset.apply(state, "cp", {"kind": "move", "units": ["ge_corps_1", "ge_corps_2"], "path": ["verdun"]})
+    assert (refused.value.rule, refused.value.field) == ("base 11.1.1", "units")

@@ -232,6 +232,10 @@ def _parse_move(state: PogState, item: object, where: str) -> list[_Step]:
     for unit in units:
         if unit not in state.unit_facts:
             raise IllegalOrder(f"unknown unit {unit!r}", rule="11", field=_sub(where, "units"))
+    starts = sorted({state.units[unit].space for unit in units if unit in state.units})
+    if len(starts) > 1:  # a stack moves from one space; one stack's move ends before another's begins
+        raise IllegalOrder(f"the units of one move stand in {', '.join(starts)}: give each stack its own move",
+                           rule="base 11.1.1", field=_sub(where, "units"))
     return [_Step(unit, spaces, where) for unit in units]
 
 
@@ -268,22 +272,48 @@ def _restore(state: PogState, snap: dict) -> None:
 
 
 def move(state: PogState, side: str, order: Mapping, supplied: Callable[[str], bool],
-         activation: Activation) -> list[dict]:
-    """Carry out one action's move order (see the module docstring); returns the events.
+         activation: Activation, pending: dict | None = None) -> list[dict]:
+    """Carry out one move order: one stack, or (in rule cases) several; returns the events.
 
-    On success `state` and `activation` (units moved) are updated; on IllegalOrder neither is.
+    With `pending` (the action's record, kept between orders) the end-of-movement tests, stacking
+    and sieges (base 10.1.2, 11.1.8, R05, R39), wait for `judge_action` when the movement action
+    ends, as several stacks may together make a siege. On IllegalOrder nothing is changed.
     """
     if activation.side != side:
         raise IllegalOrder("the activation belongs to the other side", rule="8.1.4")  # the active side's action
     steps = _parse(state, order)
     snap = _snapshot(state)
     try:
-        events, moved = _move(state, side, steps, supplied, activation)
+        progress = _move(state, side, steps, supplied, activation, judge=pending is None)
     except BaseException:
         _restore(state, snap)
         raise
-    activation.moved |= moved
-    return events
+    activation.moved |= progress.moved
+    if pending is not None:
+        _remember(pending, progress)
+    return progress.events
+
+
+def judge_action(state: PogState, side: str, pending: Mapping) -> list[dict]:
+    """The movement action ends: stacking, then the sieges its moves made or left, then their events."""
+    if not pending:
+        return []
+    progress = _Progress(dict(pending["forts_at_start"]), [], set(),
+                         {space: list(units) for space, units in pending["entered_unbesieged"].items()},
+                         set(pending["touched"]), set(pending["fort_spaces"]))
+    _judge(state, side, progress)
+    return progress.events
+
+
+def _remember(pending: dict, progress: _Progress) -> None:
+    """What the end of the action must judge, as JSON in the action's record (part of the state)."""
+    pending.setdefault("forts_at_start", dict(sorted(progress.forts_at_start.items())))
+    entered = pending.setdefault("entered_unbesieged", {})
+    for space, units in progress.entered_unbesieged.items():
+        entered[space] = [*entered.get(space, []), *units]
+    pending["entered_unbesieged"] = dict(sorted(entered.items()))
+    pending["touched"] = sorted(set(pending.get("touched", [])) | progress.touched)
+    pending["fort_spaces"] = sorted(set(pending.get("fort_spaces", [])) | progress.fort_spaces)
 
 
 @dataclass
@@ -299,7 +329,7 @@ class _Progress:
 
 
 def _move(state: PogState, side: str, steps: list[_Step], supplied: Callable[[str], bool],
-          activation: Activation) -> tuple[list[dict], set[str]]:
+          activation: Activation, judge: bool = True) -> _Progress:
     progress = _Progress(dict(state.forts))
     for step in steps:
         here, path = _mover(state, side, step, supplied, activation, progress.moved)
@@ -307,8 +337,9 @@ def _move(state: PogState, side: str, steps: list[_Step], supplied: Callable[[st
         end = _walk(state, side, step, start, path, progress)
         _check_end(state, side, step, end, activation)
         _arrive(state, side, step.unit, start, end, path, progress)
-    _judge(state, side, progress)
-    return progress.events, progress.moved
+    if judge:
+        _judge(state, side, progress)
+    return progress
 
 
 def _refuse(state: PogState, step: _Step, message: str, rule: str, at: str | None = None) -> NoReturn:

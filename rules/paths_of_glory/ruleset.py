@@ -105,6 +105,10 @@ class PathsOfGlory(Ruleset[PogState]):
         if kind not in self._kinds_now(state):  # 8.1.4: one action at a time; pass ends a movement action
             raise IllegalOrder(f"{kind} is not an order now: {self._prompt(state)}", rule="8.1.4", field="kind")
         if kind == "pass":
+            if in_movement:  # the end-of-movement tests, for every stack moved (base 10.1.2, 11.1.8, R39)
+                from . import movement
+
+                movement.judge_action(state, state.active, state.action.get("pending", {}))
             self._end_action(state)
         elif in_movement:
             self._within_movement(state, kind, order)
@@ -120,7 +124,7 @@ class PathsOfGlory(Ruleset[PogState]):
         activation = movement.Activation.load(state.action["activation"])
         if kind == "move":
             movement.move(state, side, {"units": order["units"], "path": order["path"]}, self._supplied(state),
-                          activation)
+                          activation, state.action.setdefault("pending", {}))
         else:
             build = forts.rebuild_fort if order.get("rebuild") else forts.build_fort
             build(state, side, self._space_field(state, order), order["corps"], activation,
