@@ -132,3 +132,10 @@ def test_one_move_order_is_one_stack():
     with pytest.raises(IllegalOrder) as refused:
         ruleset.apply(state, "cp", {"kind": "move", "units": ["ge_corps_1", "ge_corps_2"], "path": ["verdun"]})
     assert (refused.value.rule, refused.value.field) == ("base 11.1.1", "units")
+
+
+def test_a_dump_against_another_start_does_not_load():
+    state = positions.position_from_case({})
+    other = positions.position_from_case({"control": {"sedan": "cp"}})
+    with pytest.raises(ValueError, match="another start"):
+        positions.load(json.loads(canonical_json(positions.dump(state))), other)

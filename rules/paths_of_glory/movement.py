@@ -203,35 +203,35 @@ def _parse(state: PogState, order: Mapping) -> list[_Step]:
 def _items(order: Mapping) -> tuple[list, bool]:
     """The order's moves, and whether it is the one-move shorthand."""
     if not isinstance(order, Mapping):
-        raise IllegalOrder("a move order is a table", rule="11", field="moves")
+        raise IllegalOrder("a move order is a table", rule="base 11", field="moves")
     if "moves" in order:
         items = order["moves"]
         if not isinstance(items, list) or not items:
-            raise IllegalOrder("`moves` is a non-empty list of moves", rule="11", field="moves")
+            raise IllegalOrder("`moves` is a non-empty list of moves", rule="base 11", field="moves")
         return items, False
     if "path" in order:  # the one-move shorthand: unit or units, and path, in the order itself
         return [{k: order[k] for k in ("unit", "units", "path") if k in order}], True
-    raise IllegalOrder("a move order has `moves = [...]`, or `units` and `path`", rule="11", field="moves")
+    raise IllegalOrder("a move order has `moves = [...]`, or `units` and `path`", rule="base 11", field="moves")
 
 
 def _parse_move(state: PogState, item: object, where: str) -> list[_Step]:
     """One move: its units, each to go the same path (base 11.1.1)."""
     if not isinstance(item, Mapping) or ("unit" in item) == ("units" in item):
-        raise IllegalOrder("each move names `unit` or `units`, and a `path`", rule="11", field=where or None)
+        raise IllegalOrder("each move names `unit` or `units`, and a `path`", rule="base 11", field=where or None)
     extra = set(item) - {"unit", "units", "path"}
     if extra:
-        raise IllegalOrder(f"unknown key(s) {', '.join(sorted(extra))}", rule="11", field=where or None)
+        raise IllegalOrder(f"unknown key(s) {', '.join(sorted(extra))}", rule="base 11", field=where or None)
     units = [item["unit"]] if "unit" in item else item["units"]
     if not isinstance(units, list) or not units or not all(isinstance(u, str) for u in units):
-        raise IllegalOrder("`units` is a non-empty list of unit ids", rule="11", field=_sub(where, "units"))
+        raise IllegalOrder("`units` is a non-empty list of unit ids", rule="base 11", field=_sub(where, "units"))
     path = item.get("path")
     if not isinstance(path, list) or not path:
-        raise IllegalOrder("`path` is a non-empty list of spaces", rule="11", field=_sub(where, "path"))
+        raise IllegalOrder("`path` is a non-empty list of spaces", rule="base 11", field=_sub(where, "path"))
     spaces = tuple(_space(state, text, _sub(where, f"path[{j}]"), "base 11.1.3")  # along connections
                    for j, text in enumerate(path))
     for unit in units:
         if unit not in state.unit_facts:
-            raise IllegalOrder(f"unknown unit {unit!r}", rule="11", field=_sub(where, "units"))
+            raise IllegalOrder(f"unknown unit {unit!r}", rule="base 11", field=_sub(where, "units"))
     starts = sorted({state.units[unit].space for unit in units if unit in state.units})
     if len(starts) > 1:  # a stack moves from one space; one stack's move ends before another's begins
         raise IllegalOrder(f"the units of one move stand in {', '.join(starts)}: give each stack its own move",

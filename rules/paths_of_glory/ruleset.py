@@ -193,7 +193,7 @@ class PathsOfGlory(Ruleset[PogState]):
         return supplied
 
     def _end_action(self, state: PogState) -> None:
-        """8.1.5 then 8.1.8: adjust OOS markers for both sides, then the next side acts."""
+        """8.1.5 then 8.2.3: adjust OOS markers for both sides, then the next side acts."""
         from . import supply
 
         supply.oos_step(state)

@@ -253,7 +253,10 @@ def _apply_changes(start: Mapping[str, str], changes: Mapping[str, str | None]) 
 
 
 def load(data: dict, started: PogState) -> PogState:
-    """The position `data` describes, in the game that began at `started` (its setup and start)."""
+    """The position `data` describes, in the game that began at `started` (its setup and start).
+    ValueError if `data` was dumped against another start (other scenario or map data)."""
+    if data.get("start", started.start.digest) != started.start.digest:
+        raise ValueError("this position was dumped against another start position")
     return PogState(
         variants=frozenset(data["variants"]), turn=data["turn"], at_war=set(data["at_war"]),
         control=_apply_changes(started.start.control, data["control"]),
