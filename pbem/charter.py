@@ -6,6 +6,7 @@ import functools
 import hashlib
 import tomllib
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .errors import UnreadableInput, UsageError
 from .keys import PublicKey
@@ -18,8 +19,7 @@ TOP_KEYS = ("pbem", "game", "nonce", "ruleset", "version", "scenario", "dice", "
             "move_hours", "options", "tables", "players")
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(NamedTuple):
     id: str
     sides: tuple[str, ...]
     pubkey: PublicKey

@@ -138,14 +138,14 @@ class _Group(TyperGroup):
             options.add_column()
         options.add_column(ratio=1)
         options.add_row(Text("--help", "bold cyan"), "", "", "", "", Text("Show this message and exit."))
-        console.print(Panel(options, title="Options", title_align="left", border_style="dim"))
+        console.print(Panel(options, title=Text("Options"), title_align="left", border_style="dim"))
         summaries = self.lazy.summaries()
         commands = _help_table()
         commands.add_column(style="bold cyan", no_wrap=True, width=max(map(len, summaries)))
         commands.add_column(ratio=10)
         for name, summary in summaries.items():
             commands.add_row(name, Text(summary))
-        console.print(Panel(commands, title="Commands", title_align="left", border_style="dim"))
+        console.print(Panel(commands, title=Text("Commands"), title_align="left", border_style="dim"))
 
 
 def _options_marked(text):

@@ -9,11 +9,10 @@ A join or an entry is taken all or nothing: refused, it leaves the engine as it 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import itertools
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import chain
 from . import ruleset as rules
@@ -91,8 +90,7 @@ def _join_record(join: Message) -> dict:
     return {"id": join.id, "anchor": join.fields["anchor"], "hcommit": join.fields["hcommit"]}
 
 
-@dataclass
-class RollPoint:
+class RollPoint(NamedTuple):
     """A roll point bound to entry (seq, id) whose witnesses have not all revealed (§5)."""
 
     seq: int
@@ -185,7 +183,7 @@ class Engine:
         """An independent copy for a caller to try messages on or resolve a roll point in."""
         twin = self._trial()
         twin.joins = {player: dict(join) for player, join in self.joins.items()}
-        twin.roll = dataclasses.replace(self.roll, witnesses=list(self.roll.witnesses)) if self.roll else None
+        twin.roll = self.roll._replace(witnesses=list(self.roll.witnesses)) if self.roll else None
         twin.rolls = list(self.rolls)
         return twin
 

@@ -16,13 +16,11 @@ from dataclasses import dataclass, field
 from email.utils import getaddresses
 from pathlib import Path
 
-import tomli_w
-
 from . import mail
 from .errors import ChainBroken, DiskError, Locked, NoMessage, NotDelivered, PbemError, UnreadableInput, UsageError
 from .game import ApplyReport, Game, read_messages
 from .keys import app_dir
-from .log import atomic_write, disk_error, read_toml, remove
+from .log import atomic_write, disk_error, read_toml, remove, write_toml
 from .message import Message
 
 ADDRESSES = "addresses.toml"
@@ -44,7 +42,7 @@ def set_address(game: Game, player: str, address: str) -> None:
         raise UsageError(f"{address!r} is not a mail address", field="ADDRESS")
     known = addresses(game)
     known[player] = address
-    atomic_write(game.dir.root / ADDRESSES, tomli_w.dumps(dict(sorted(known.items()))).encode())
+    write_toml(game.dir.root / ADDRESSES, dict(sorted(known.items())))
 
 
 def recipients(game: Game, message: Message, sender: str) -> list[str]:
@@ -108,7 +106,7 @@ def _queue(game: Game, composed, left: list[str]) -> Path:
     them (a list without its mail is ignored; the journal names the message to the next command)."""
     name = hashlib.sha256(composed["Message-ID"].encode()).hexdigest()[:20]
     folder = game.dir.root / QUEUE
-    atomic_write(folder / f"{name}.toml", tomli_w.dumps({"recipients": left}).encode())
+    write_toml(folder / f"{name}.toml", {"recipients": left})
     atomic_write(folder / f"{name}.eml", bytes(composed))
     return folder / f"{name}.eml"
 
@@ -125,7 +123,7 @@ def retry(game: Game, settings: mail.MailSettings) -> list[Posted]:
         left = _still_left(sidecar, composed) or recipients(game, message, settings.address)
         delivery = _deliver(game, composed, settings, left)
         if delivery.failed:
-            atomic_write(sidecar, tomli_w.dumps({"recipients": list(delivery.failed)}).encode())
+            write_toml(sidecar, {"recipients": list(delivery.failed)})
             results.append(Posted(message, delivery, queued))
         else:
             remove(queued)  # the mail before its list, so no mail is ever left without one
@@ -201,7 +199,7 @@ def _handled(game: Game) -> set[str]:
 def _remember(game: Game, keys: Iterable[str]) -> None:
     with game.dir.lock():
         handled = sorted(_handled(game) | set(keys))
-        atomic_write(game.dir.root / INBOX, tomli_w.dumps({"handled": handled}).encode())
+        write_toml(game.dir.root / INBOX, {"handled": handled})
 
 
 def inbox(games: list[Game], mails: Iterable[bytes], *, auto_reveal: bool = False, auto_unseal: bool = False,

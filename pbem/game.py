@@ -18,9 +18,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import tomli_w
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import chain, parallel, sealing
 from . import ruleset as rulesets
@@ -40,7 +38,7 @@ from .errors import (
     UsageError,
 )
 from .keys import FileSigner, Signer, app_dir
-from .log import IDENTITY, GameDir, atomic_write, disk_error, read_text, read_toml, remove, sweep_temp_files
+from .log import IDENTITY, GameDir, atomic_write, disk_error, read_text, read_toml, remove, sweep_temp_files, write_toml
 from .message import Message, check_order, emit_body, parse_fields, sign
 
 if TYPE_CHECKING:
@@ -50,8 +48,7 @@ CACHE = "state.toml"
 DISPUTES = "disputes.toml"  # entries this player disputes: local, like addresses.toml
 
 
-@dataclass
-class Identity:
+class Identity(NamedTuple):
     """me.toml: who this player is in this directory and which key signs for him."""
 
     player: str
@@ -64,7 +61,7 @@ class Identity:
             data["key"] = self.key
         if self.agent:
             data["agent"] = self.agent
-        atomic_write(game_dir.root / IDENTITY, tomli_w.dumps(data).encode())
+        write_toml(game_dir.root / IDENTITY, data)
 
     @classmethod
     def load(cls, game_dir: GameDir) -> Identity | None:
@@ -106,7 +103,7 @@ class SeedStore:
                                  field="--key")
             seeds[kind] = first
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        atomic_write(self.seeds_path, tomli_w.dumps({k: v.hex() for k, v in seeds.items()}).encode(), 0o600)
+        write_toml(self.seeds_path, {k: v.hex() for k, v in seeds.items()}, 0o600)
         return seeds
 
     def load(self) -> dict[str, bytes] | None:
@@ -135,7 +132,7 @@ class SeedStore:
     def start_record(self) -> None:
         if not self.record_path.exists():
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            atomic_write(self.record_path, tomli_w.dumps({"revealed": []}).encode(), 0o600)
+            write_toml(self.record_path, {"revealed": []}, 0o600)
 
     @contextmanager
     def locked(self, wait_seconds: float = 30.0):
@@ -163,7 +160,7 @@ class SeedStore:
     def add_to_record(self, seq: int, entry: str) -> None:
         revealed = self.record() or []
         revealed.append({"seq": seq, "entry": entry})
-        atomic_write(self.record_path, tomli_w.dumps({"revealed": revealed}).encode(), 0o600)
+        write_toml(self.record_path, {"revealed": revealed}, 0o600)
 
 
 @dataclass
@@ -487,7 +484,7 @@ class Game:
                 raise UsageError(f"{owner} is no participant of this game", field="--player")
             item = {"seq": seq, "player": owner}
             known = [d for d in self.disputes() if d != item]
-            atomic_write(self.dir.root / DISPUTES, tomli_w.dumps({"disputes": [*known, item]}).encode())
+            write_toml(self.dir.root / DISPUTES, {"disputes": [*known, item]})
             return item
 
     def owed_disclosures(self, engine: Engine) -> list[str]:
@@ -557,7 +554,7 @@ class Game:
         if engine.head_seq < 1:
             return
         with contextlib.suppress(DiskError):
-            atomic_write(self.dir.root / CACHE, tomli_w.dumps(engine.to_cache()).encode())
+            write_toml(self.dir.root / CACHE, engine.to_cache())
             self._save_views(engine)
 
     def _save_views(self, engine: Engine) -> None:
@@ -569,7 +566,7 @@ class Game:
         store = self.seed_store(me.player)
         views = {"head": engine.head_id or "", "views": json.dumps(engine.views, sort_keys=True)}
         with contextlib.suppress(Locked), store.locked(wait_seconds=1.0):
-            atomic_write(store.folder / "views.toml", tomli_w.dumps(views).encode(), 0o600)
+            write_toml(store.folder / "views.toml", views, 0o600)
 
     def reveals_at(self, engine: Engine) -> dict[str, Message]:
         if engine.roll is None:

@@ -82,6 +82,13 @@ def disk_error(exc: OSError, doing: str, path) -> DiskError:
     return DiskError(f"cannot {doing} {path}: {cause}", kind="disk")
 
 
+def write_toml(path: Path, table: dict, mode: int = 0o644) -> None:
+    """`table` as a TOML file, written as atomic_write writes."""
+    import tomli_w  # here: commands that only read never load it
+
+    atomic_write(path, tomli_w.dumps(table).encode(), mode)
+
+
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Temp file in the same directory, fsync, rename, fsync the directory. A failure leaves the old
     file (or none) in place, and raises DiskError."""

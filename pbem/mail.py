@@ -19,7 +19,7 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 
 from .errors import UnreadableInput, UsageError
-from .log import atomic_write, read_toml
+from .log import read_toml, write_toml
 
 HEADER = re.compile(rb"^(?:From |[A-Za-z][A-Za-z0-9-]*: )")
 # Control characters, and what str.splitlines() breaks at besides them: never in a header.
@@ -149,11 +149,9 @@ class MailSettings:
             raise UsageError(f"{self.address!r} is not a mail address", field="address")
 
     def save(self, home: Path) -> Path:
-        import tomli_w
-
         self.check()
         path = self.path(home)
-        atomic_write(path, tomli_w.dumps({k: v for k, v in asdict(self).items() if v != ""}).encode(), 0o600)
+        write_toml(path, {k: v for k, v in asdict(self).items() if v != ""}, 0o600)
         return path
 
     def password(self) -> str | None:

@@ -87,7 +87,8 @@ def status_view(data: dict):
         lines.append(Text(f"{data['held']} message(s) held in held/ waiting for a predecessor", style="warn"))
     for fork in data.get("forks", []):
         lines.append(literal(f"Game stopped: proof of equivocation in {fork}", "bad"))
-    return Panel(Group(*[line for line in lines if line]), title="pbem status", expand=False)
+    # A Text title, not a string: rich would parse a string as markup, loading its emoji table.
+    return Panel(Group(*[line for line in lines if line]), title=Text("pbem status"), expand=False)
 
 
 def _deadline_text(step: dict, what: str) -> list[Text]:

@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from . import datafile
 from .errors import IllegalOrder, UsageError
@@ -48,8 +48,7 @@ class Over:
     result: str = ""
 
 
-@dataclass(frozen=True)
-class View:
+class View(NamedTuple):
     """Something `pbem show` can display: its data (what --json prints) and how to draw it.
 
     data(*args) takes the words after the view's name (`pbem show space Verdun`); render(data)
@@ -61,8 +60,7 @@ class View:
     render: Callable[[Any], Any]
 
 
-@dataclass(frozen=True)
-class Seat:
+class Seat(NamedTuple):
     id: str
     sides: tuple[str, ...]
     role: str
@@ -94,8 +92,7 @@ class Setup:
 OPTION_TYPES = {"bool": bool, "int": int, "text": str, "choice": str}
 
 
-@dataclass(frozen=True)
-class OptionSpec:
+class OptionSpec(NamedTuple):
     """One optional rule: its type and allowed values, and the options it needs on or must not meet.
 
     `requires` and `excludes` name other options, as `id` (that option on) or `id=value`.
@@ -224,8 +221,7 @@ def check_declared_options(specs: Mapping[str, OptionSpec]) -> None:
 FIELD_TYPES = ("text", "int", "bool", "list")
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+class FieldSpec(NamedTuple):
     """One field of an order kind: text, int, bool or list (of text). A `private` field (a card
     discarded face down, say) never appears in the signed order: its author's client puts it in the
     entry's encrypted private record (protocol §7.3), which only he reads until he discloses."""
@@ -237,8 +233,7 @@ class FieldSpec:
     private: bool = False
 
 
-@dataclass(frozen=True)
-class OrderKind:
+class OrderKind(NamedTuple):
     """An order a ruleset understands: its fields, the rule it comes from, and an example in the
     text form `pbem move` reads (pbem/orders.py)."""
 

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import re
-
-# Control characters but the newline (ESC sequences, carriage returns) and the bidirectional controls.
-UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
 
 def escaped(char: str) -> str:
     """A character that must not reach a terminal, written as an escape such as \\x1b or \\u202e."""
     return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
+# Control characters but the newline (ESC sequences, carriage returns) and the bidirectional
+# controls, each with its escape: a translation table (a regex of these costs 0.4 ms to compile).
+_UNSAFE_CODES = [*range(0x00, 0x0A), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F,
+                 *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+UNSAFE = {code: escaped(chr(code)) for code in _UNSAFE_CODES}
+
+
 def plain(value) -> str:
     """A player's text as it may be shown: each unsafe character as an escape such as \\x1b."""
-    return UNSAFE.sub(lambda found: escaped(found.group()), str(value))
+    return str(value).translate(UNSAFE)
 
 
 def one_line(value) -> str:

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import tomli_w
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import chain
 from .errors import Held, IllegalOrder, UnreadableInput, UsageError
-from .log import atomic_write, read_toml
+from .log import read_toml, write_toml
 from .message import Message, check_order, sign
 
 if TYPE_CHECKING:
@@ -25,8 +22,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 
-@dataclass(frozen=True)
-class OpenDecision:
+class OpenDecision(NamedTuple):
     """The simultaneous decision pending at the head: its binding, members and collector."""
 
     seq: int
@@ -85,7 +81,7 @@ class SealRecord:
     def add(self, seq: int, entry: str, key: bytes, text: str) -> None:
         items = [*self._items(), {"seq": seq, "entry": entry, "key": key.hex(), "orders": text}]
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        atomic_write(self.path, tomli_w.dumps({"sealed": items}).encode(), 0o600)
+        write_toml(self.path, {"sealed": items}, 0o600)
 
     def _items(self) -> list[dict]:
         if not self.path.exists():

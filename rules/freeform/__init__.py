@@ -233,7 +233,7 @@ class Freeform(Ruleset[FreeformState]):
             return [self.order_kinds["choose"]] if player in state.sealed["players"] else []
         kinds = [k for k in super().legal(state, player) if k.kind != "choose"]
         names = ", ".join(sorted(state.setup.tables)) or "none in this charter"
-        return [replace(k, help=f"{k.help} (tables: {names})") if k.kind == "roll" else k for k in kinds]
+        return [k._replace(help=f"{k.help} (tables: {names})") if k.kind == "roll" else k for k in kinds]
 
     def dump(self, state: FreeformState) -> dict:
         return {

@@ -235,11 +235,16 @@ def load_map(variants: frozenset[str] = NO_VARIANTS) -> PogMap:
     return _load_map(_variants(variants))
 
 
+def space_facts(variants: frozenset[str] = NO_VARIANTS) -> Mapping[str, Mapping[str, Any]]:
+    """Each space's fields as map.toml gives them, with the variants' spaces added: all a start
+    position needs, without building the map's graph (which `status` never looks at)."""
+    return _space_facts(_variants(variants))
+
+
 @cache
-def _load_map(variants: frozenset[str]) -> PogMap:
+def _space_facts(variants: frozenset[str]) -> Mapping[str, Mapping[str, Any]]:
     data = _read("map.toml")
     spaces: dict[str, dict] = dict(data["spaces"])
-    links: list[list[str]] = [list(link) for link in data["connections"]]
     for name, variant in data.get("variants", {}).items():
         if name not in variants:
             continue
@@ -247,6 +252,17 @@ def _load_map(variants: frozenset[str]) -> PogMap:
             if key in spaces:
                 raise ValueError(f"variant {name}: space {key} already exists")
             spaces[key] = space
+    return MappingProxyType(spaces)
+
+
+@cache
+def _load_map(variants: frozenset[str]) -> PogMap:
+    data = _read("map.toml")
+    spaces = _space_facts(variants)
+    links: list[list[str]] = [list(link) for link in data["connections"]]
+    for name, variant in data.get("variants", {}).items():
+        if name not in variants:
+            continue
         for item in variant.get("remove", []):
             kept = [link for link in links if not _joins(link, item["link"])]
             if len(kept) == len(links):

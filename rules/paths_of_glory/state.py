@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pbem import datafile
 
-from .data import NO_VARIANTS, PogMap, Unit, load_map, load_setup, load_units
+from .data import NO_VARIANTS, PogMap, Unit, load_map, load_setup, load_units, space_facts
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbem.ruleset import Setup
@@ -35,8 +35,7 @@ def enemy(side: str) -> str:
     return "cp" if side == "ap" else "ap"
 
 
-@dataclass(frozen=True)
-class Start:
+class Start(NamedTuple):
     """Control and fort states where the game started (its scenario's position, or a rule case's):
     the dump records only what differs from them. Read-only, shared by every copy and load."""
 
@@ -146,18 +145,19 @@ class PogState:
 
 def initial_position(variants: frozenset[str] = NO_VARIANTS) -> PogState:
     """The 1914 set-up: control, units, forts and trenches of the nations at war."""
-    pog_map = load_map(variants)
+    spaces = space_facts(variants)
     setup = load_setup(variants)
     state = PogState(variants=variants)
-    state.control = {space: pog_map.control[i] for i, space in enumerate(pog_map.ids)}
-    state.at_war = {n for n in set(pog_map.nation) if n not in setup.neutral_nations and n != "none"}
+    state.control = {space: facts["control"] for space, facts in spaces.items()}
+    nations = {facts["nation"] for facts in spaces.values()}
+    state.at_war = {n for n in nations if n not in setup.neutral_nations and n != "none"}
     if "vesting_holland" in variants:
         state.at_war.discard("ho")
     for placement in setup.units:
         state.units[placement.unit] = UnitState(placement.space, placement.reduced)
     for trench in setup.trenches:
         state.trenches[trench.space] = trench.level
-    state.forts = {space: "intact" for i, space in enumerate(pog_map.ids) if pog_map.fort[i]}
+    state.forts = {space: "intact" for space, facts in spaces.items() if facts.get("fort", 0)}
     state.start = Start.of(state)  # position_from_case sets its own once the case is placed
     return state
 
@@ -207,9 +207,9 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
 
 
 def _space(state: PogState, text: str) -> str:
-    if text in state.map.index or text in state.map.boxes:
+    if text in space_facts(state.variants):  # a space id: known without building the map's graph
         return text
-    return state.map.find(text)
+    return state.map.find(text)  # a box, a name or an alias
 
 
 def dump(state: PogState) -> dict:
