@@ -71,6 +71,11 @@ class PogState:
     trenches: dict[str, int] = field(default_factory=dict)
     war_status: dict[str, int] = field(default_factory=lambda: {"ap": 0, "cp": 0})
     commitment: dict[str, str] = field(default_factory=lambda: {"ap": "mobilization", "cp": "mobilization"})
+    # Numbered tracks beyond war status (VP, BR Entry / US Involvement, Russian Turmoil, RPs...):
+    # their keys and starting values are the scenario's (war.py); a key not present reads as 0.
+    tracks: dict[str, int] = field(default_factory=dict)
+    mo: dict[str, str] = field(default_factory=dict)  # 7.1: each side's mandated offensive this turn
+    combats: list[dict] = field(default_factory=list)  # this turn's resolved combats, step by step
     events: set[str] = field(default_factory=set)
     built_forts: dict[str, int] = field(default_factory=dict)  # 15.4.1: new forts, by space
     removed: set[str] = field(default_factory=set)  # out of the game for good (14.3.5: OOS armies)
@@ -167,7 +172,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
 
     Keys: base, turn, at_war (added nations), control {space: side}, units {unit: space or
     {space, reduced, oos}} (with base "1914" these move or add units; `remove` lists units to take
-    off), forts {space: state}, trenches {space: level}, war_status, commitment, events.
+    off), forts {space: state}, trenches {space: level}, war_status, commitment, tracks, mo, events.
     """
     base = position.get("base", "1914")
     state = initial_position(variants)
@@ -200,6 +205,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
         state.trenches[_space(state, space)] = level
     state.war_status.update(position.get("war_status", {}))
     state.commitment.update(position.get("commitment", {}))
+    state.tracks.update(position.get("tracks", {}))
+    state.mo.update(position.get("mo", {}))
     state.events |= set(position.get("events", []))
     state.active = position.get("active", state.active)
     state.start = Start.of(state)
@@ -232,7 +239,14 @@ def dump(state: PogState) -> dict:
         "active": state.active,
         "round": state.round,
         "action": state.action,
+        **_unless_empty(tracks=dict(sorted(state.tracks.items())), mo=dict(sorted(state.mo.items())),
+                        combats=state.combats),
     }
+
+
+def _unless_empty(**parts) -> dict:
+    """The parts that hold something: a game that never used them dumps as it did before they existed."""
+    return {key: value for key, value in parts.items() if value}
 
 
 def _changes(now: Mapping[str, str], start: Mapping[str, str]) -> dict[str, str | None]:
@@ -265,6 +279,7 @@ def load(data: dict, started: PogState) -> PogState:
         war_status=dict(data["war_status"]), commitment=dict(data["commitment"]), events=set(data["events"]),
         built_forts=dict(data["built_forts"]), removed=set(data["removed"]), active=data["active"],
         round=data["round"], action=_plain_copy(data["action"]), setup=started.setup, start=started.start,
+        tracks=dict(data.get("tracks", {})), mo=dict(data.get("mo", {})), combats=_plain_copy(data.get("combats", [])),
     )
 
 
@@ -276,7 +291,8 @@ def copy(state: PogState) -> PogState:
         units={u: UnitState(s.space, s.reduced, s.oos) for u, s in state.units.items()},
         forts=dict(state.forts), trenches=dict(state.trenches), war_status=dict(state.war_status),
         commitment=dict(state.commitment), events=set(state.events), built_forts=dict(state.built_forts),
-        removed=set(state.removed), action=_plain_copy(state.action),
+        removed=set(state.removed), action=_plain_copy(state.action), tracks=dict(state.tracks), mo=dict(state.mo),
+        combats=_plain_copy(state.combats),
     )
 
 
