@@ -282,7 +282,7 @@ def test_pbem_rules_lists_options_and_orders_with_rules_fields_and_examples(tmp_
     assert data["options"]["italy_19_1_1"]["excludes"] == ["italy_19_1"]
     assert data["orders"]["move"]["fields"]["path"] == {"type": "list", "required": True,
                                                         "help": "the spaces entered, in order"}
-    assert data["orders"]["activate"]["example"] == "activate spaces=aachen,koblenz"
+    assert data["orders"]["activate"]["example"] == "activate spaces=aachen,koblenz attack=koblenz"
     code, out, err = run_cli(["rules", "paths_of_glory"], tmp_path)
     assert code == 0, err
     assert "italy_19_1_1 (rule 19.1.1; bool, default off; excludes italy_19_1)" in out

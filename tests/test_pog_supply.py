@@ -291,13 +291,13 @@ def test_a_unit_traces_across_the_limited_connections_it_may_move_across(variant
         cls = supply_rules.unit_class(state, unit)
         steps = supply_rules._open_steps(cls, c, at)
         for x, y, _ in c.limited:
-            moves = movement._may_cross(state, unit, c.ids[x], c.ids[y])
+            moves = movement.may_cross(state, unit, c.ids[x], c.ids[y])
             if cls.russian_lines and y in c.russian_boxes:
                 assert (x, y) in steps, (unit, c.ids[x], c.ids[y])
             else:
                 assert ((x, y) in steps) == moves, (unit, c.ids[x], c.ids[y])
     assert "tu" in supply_rules.unit_class(state, "sn_corps").tokens
-    assert not movement._may_cross(state, "br_bef_corps", "london", "amsterdam")
+    assert not movement.may_cross(state, "br_bef_corps", "london", "amsterdam")
 
 
 def test_the_sn_unit_traces_across_the_turkish_line_as_it_moves():

@@ -107,7 +107,7 @@ class Activation:
 
 # ---------------------------------------------------------------------------------- activation
 
-def _space(state: PogState, text: str, field_name: str, rule: str) -> str:
+def space_named(state: PogState, text: str, field_name: str, rule: str) -> str:
     """The map space a player named; `rule` is the one a box (reserve, eliminated) breaks there."""
     if not isinstance(text, str):
         raise IllegalOrder(f"a space name must be text, not {text!r}", rule=rule, field=field_name)
@@ -142,7 +142,7 @@ def activate_for_movement(state: PogState, side: str, spaces: Iterable[str],
     result = _start(activation, side)
     for i, text in enumerate(spaces):
         where = f"spaces[{i}]"
-        space = _space(state, text, where, "9.2.6")  # only occupied map spaces are activated
+        space = space_named(state, text, where, "9.2.6")  # only occupied map spaces are activated
         name = state.map.name_of(space)
         own = _own_units(state, side, space)
         if not own:
@@ -165,7 +165,7 @@ def activate_for_attack(state: PogState, side: str, spaces: Iterable[str],
     result = _start(activation, side)
     for i, text in enumerate(spaces):
         where = f"attack[{i}]"
-        space = _space(state, text, where, "9.2.6")  # only occupied map spaces are activated
+        space = space_named(state, text, where, "9.2.6")  # only occupied map spaces are activated
         name = state.map.name_of(space)
         if not _own_units(state, side, space):
             raise IllegalOrder(f"{name} holds no units of this side to activate", rule="9.2.6", field=where)
@@ -227,7 +227,7 @@ def _parse_move(state: PogState, item: object, where: str) -> list[_Step]:
     path = item.get("path")
     if not isinstance(path, list) or not path:
         raise IllegalOrder("`path` is a non-empty list of spaces", rule="base 11", field=_sub(where, "path"))
-    spaces = tuple(_space(state, text, _sub(where, f"path[{j}]"), "base 11.1.3")  # along connections
+    spaces = tuple(space_named(state, text, _sub(where, f"path[{j}]"), "base 11.1.3")  # along connections
                    for j, text in enumerate(path))
     for unit in units:
         if unit not in state.unit_facts:
@@ -239,7 +239,7 @@ def _parse_move(state: PogState, item: object, where: str) -> list[_Step]:
     return [_Step(unit, spaces, where) for unit in units]
 
 
-def _may_cross(state: PogState, unit: str, a: str, b: str) -> bool:
+def may_cross(state: PogState, unit: str, a: str, b: str) -> bool:
     """base 11.1.4, 11.1.10: may this unit use the connection a -> b (tokens and direction)?"""
     pog = state.map
     x, y = pog.index[a], pog.index[b]
@@ -413,7 +413,7 @@ def _check_link(state: PogState, step: _Step, current: str, nxt: str, at: str) -
         _refuse(state, step, f"{pog.name_of(current)} and {target} are not connected", "base 11.1.3", at)
     if not connections.mef_space_open(pog, pog.index[nxt], connections.beach_index(state)):
         _refuse(state, step, f"{target} holds no MEF Beach Head", "base 11.1.10", at)
-    if not _may_cross(state, step.unit, current, nxt):
+    if not may_cross(state, step.unit, current, nxt):
         _refuse(state, step, f"may not use the limited connection {pog.name_of(current)}-{target}", "base 11.1.4", at)
 
 
@@ -461,10 +461,10 @@ def _arrive(state: PogState, side: str, unit: str, start: str, end: str, path: l
             progress.fort_spaces.add(space)
             forts.update_siege(state, space)  # R05, R39; its events are given once, by _judge
     if before != side:
-        _take(state, side, unit, end, first, progress.events)
+        take_space(state, side, unit, end, first, progress.events)
 
 
-def _take(state: PogState, side: str, unit: str, end: str, first: bool, events: list[dict]) -> None:
+def take_space(state: PogState, side: str, unit: str, end: str, first: bool, events: list[dict]) -> None:
     """A unit stops in a space its side did not control: enemy trench and control."""
     if first and state.trenches.get(end, 0):  # base 11.2.5-11.2.6, R03: the first of the side's
         # units to stop there takes a level off the enemy trench (level 2 becomes its own level 1)

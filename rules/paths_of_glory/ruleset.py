@@ -81,14 +81,29 @@ class PathsOfGlory(Ruleset[PogState]):
         resigned = sorted(e for e in state.events if e.startswith("resigned:"))
         if resigned:
             return Over(f"{resigned[0].split(':', 1)[1]} resigned")
-        if state.action.get("kind") == "economic":
+        combat = state.action.get("combat")
+        if state.action.get("kind") == "economic" or (combat and combat["step"] == "fire"):
             return Chance()
+        if combat:
+            from .battle import side_of
+
+            return Decision((self._owner(state, side_of(combat, combat["deciding"])),), self._prompt(state))
         return Decision((self._owner(state, state.active),), self._prompt(state))
 
     def _prompt(self, state: PogState) -> str:
         side = "Allied Powers" if state.active == "ap" else "Central Powers"
+        combat = state.action.get("combat")
+        if combat:
+            where = state.map.name_of(combat["space"])
+            return {"losses": f"combat at {where}: the {combat.get('deciding')} takes losses (losses steps=...)",
+                    "retreat": f"combat at {where}: the defender retreats (retreat units=... path=...) or stands",
+                    "advance": f"combat at {where}: the attacker advances (advance units=... path=...) or passes",
+                    }[combat["step"]]
+        if state.action.get("attacked_spaces"):
+            return f"{side}, turn {state.turn} round {state.round}: attack from the spaces activated for attack or pass"
         if state.action.get("kind") == "movement":
-            return f"{side}, turn {state.turn} round {state.round}: move or build_fort in the activated spaces, or pass"
+            return (f"{side}, turn {state.turn} round {state.round}: move or build_fort in the activated spaces, "
+                    "attack from the spaces activated for attack, or pass")
         return f"{side}, turn {state.turn} round {state.round}: activate, economic, political or pass"
 
     def _owner(self, state: PogState, side: str) -> str:
@@ -104,17 +119,57 @@ class PathsOfGlory(Ruleset[PogState]):
                                field="kind")
         if kind not in self._kinds_now(state):  # 8.1.4: one action at a time; pass ends a movement action
             raise IllegalOrder(f"{kind} is not an order now: {self._prompt(state)}", rule="8.1.4", field="kind")
-        if kind == "pass":
-            if in_movement:  # the end-of-movement tests, for every stack moved (base 10.1.2, 11.1.8, R39)
-                from . import movement
-
-                movement.judge_action(state, state.active, state.action.get("pending", {}))
+        if state.action.get("combat"):
+            self._within_combat(state, kind, order)
+        elif kind == "pass":
+            if in_movement:
+                self._end_movement(state)
             self._end_action(state)
+        elif kind == "attack":
+            self._attack(state, order)
         elif in_movement:
             self._within_movement(state, kind, order)
         else:
             self._new_action(state, kind, order)
         return state
+
+    def _end_movement(self, state: PogState) -> None:
+        """The end-of-movement tests, once, for every stack moved (base 10.1.2, 11.1.8, R39)."""
+        from . import movement
+
+        if not state.action.get("attacked_spaces"):
+            movement.judge_action(state, state.active, state.action.get("pending", {}))
+
+    def _attack(self, state: PogState, order: Mapping) -> None:
+        """base 9.2.9, 12.2.2: a combat after all movement; its dice at this entry's roll point."""
+        from . import combat, movement
+
+        self._end_movement(state)
+        activation = movement.Activation.load(state.action["activation"])
+        state.action["combat"] = combat.designate(state, state.active, order, activation, state.action)
+
+    def _within_combat(self, state: PogState, kind: str, order: Mapping) -> None:
+        """A side's choice in the open combat: its losses, a retreat or a stand, an advance or pass."""
+        from . import battle, retreat
+
+        combat = state.action["combat"]
+        if kind == "losses":
+            battle.take_losses(state, combat, combat["deciding"], battle.check_losses(state, combat, order["steps"]))
+        elif kind == "retreat":
+            retreat.retreat(state, combat, order["units"], order["path"])
+        elif kind == "stand":
+            retreat.stand(state, combat, str(order["unit"]))
+            combat["must_retreat"] = False
+        elif kind == "advance":
+            retreat.advance(state, combat, order["units"], order["path"])
+        else:  # pass: no (more) advance
+            combat["advance_over"] = True
+        if combat.get("advance_over"):
+            battle.finish(state, combat)
+        else:
+            battle.advance_steps(state, combat)
+        if combat["step"] == "done":
+            del state.action["combat"]
 
     def _within_movement(self, state: PogState, kind: str, order: Mapping) -> None:
         """A move (11) or a fort built before any move (15.4) inside the open movement action."""
@@ -136,12 +191,13 @@ class PathsOfGlory(Ruleset[PogState]):
         from . import movement, supply
 
         if kind == "activate":
-            spaces = order["spaces"]
-            if not spaces:
-                raise IllegalOrder("name the spaces to activate: activate spaces=aachen,koblenz", rule="14.1.1.1",
-                                   field="spaces")
+            spaces, attack = order["spaces"], order.get("attack") or []
+            if not spaces and not attack:
+                raise IllegalOrder("name the spaces to activate: activate spaces=aachen,koblenz attack=aachen",
+                                   rule="14.1.1.1", field="spaces")
             self._refuse_medina(state, state.active, spaces)
             activation = movement.activate_for_movement(state, state.active, spaces, self._supplied(state))
+            activation = movement.activate_for_attack(state, state.active, attack, activation)
             state.action = {"kind": "movement", "activation": activation.dump()}
         elif kind == "economic":
             state.action = {"kind": "economic"}  # the sieges are rolled at this entry's roll point
@@ -174,8 +230,14 @@ class PathsOfGlory(Ruleset[PogState]):
             raise IllegalOrder(str(exc), rule="15.4", field="space") from None
 
     def resolve(self, state: PogState, dice, private) -> PogState:
-        from . import forts
+        from . import battle, forts
 
+        combat = state.action.get("combat")
+        if combat:
+            battle.roll(state, combat, dice)
+            if combat["step"] == "done":
+                del state.action["combat"]
+            return state
         forts.resolve_sieges(state, state.active, dice, self._supplied(state))
         self._end_action(state)
         return state
@@ -205,9 +267,11 @@ class PathsOfGlory(Ruleset[PogState]):
             return
         state.active = first
         state.round += 1
+        state.retreated = set()  # base 12.1.2, 12.5.6 count retreats within a round
         if state.round > max(rounds[state.commitment[side]] for side in self.sides):  # R41
             state.round = 1
             state.turn += 1
+            state.combats = []  # the record kept is the turn's
 
     def resign(self, state: PogState, player: str) -> PogState:
         state.events.add(f"resigned:{player}")
@@ -222,8 +286,14 @@ class PathsOfGlory(Ruleset[PogState]):
 
     def _kinds_now(self, state: PogState) -> tuple[str, ...]:
         """8.1.4: within a movement action its moves (and forts, 15.4) or pass; else a new action."""
+        combat = state.action.get("combat")
+        if combat:
+            return {"losses": ("losses",), "retreat": ("retreat", "stand"), "advance": ("advance", "pass")
+                    }.get(combat["step"], ())
+        if state.action.get("attacked_spaces"):
+            return ("attack", "pass")  # base 9.2.9: movement is over once combat begins
         if state.action.get("kind") == "movement":
-            return ("move", "build_fort", "pass")
+            return ("move", "build_fort", "attack", "pass")
         return ("activate", "economic", "political", "pass")
 
     def views(self, state: PogState, private: Mapping[str, dict] | None = None) -> dict:

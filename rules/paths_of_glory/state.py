@@ -76,6 +76,7 @@ class PogState:
     tracks: dict[str, int] = field(default_factory=dict)
     mo: dict[str, str] = field(default_factory=dict)  # 7.1: each side's mandated offensive this turn
     combats: list[dict] = field(default_factory=list)  # this turn's resolved combats, step by step
+    retreated: set[str] = field(default_factory=set)  # base 12.1.2, 12.5.6: units that retreated this round
     events: set[str] = field(default_factory=set)
     built_forts: dict[str, int] = field(default_factory=dict)  # 15.4.1: new forts, by space
     removed: set[str] = field(default_factory=set)  # out of the game for good (14.3.5: OOS armies)
@@ -240,7 +241,7 @@ def dump(state: PogState) -> dict:
         "round": state.round,
         "action": state.action,
         **_unless_empty(tracks=dict(sorted(state.tracks.items())), mo=dict(sorted(state.mo.items())),
-                        combats=state.combats),
+                        combats=state.combats, retreated=sorted(state.retreated)),
     }
 
 
@@ -280,6 +281,7 @@ def load(data: dict, started: PogState) -> PogState:
         built_forts=dict(data["built_forts"]), removed=set(data["removed"]), active=data["active"],
         round=data["round"], action=_plain_copy(data["action"]), setup=started.setup, start=started.start,
         tracks=dict(data.get("tracks", {})), mo=dict(data.get("mo", {})), combats=_plain_copy(data.get("combats", [])),
+        retreated=set(data.get("retreated", [])),
     )
 
 
@@ -292,7 +294,7 @@ def copy(state: PogState) -> PogState:
         forts=dict(state.forts), trenches=dict(state.trenches), war_status=dict(state.war_status),
         commitment=dict(state.commitment), events=set(state.events), built_forts=dict(state.built_forts),
         removed=set(state.removed), action=_plain_copy(state.action), tracks=dict(state.tracks), mo=dict(state.mo),
-        combats=_plain_copy(state.combats),
+        combats=_plain_copy(state.combats), retreated=set(state.retreated),
     )
 
 
