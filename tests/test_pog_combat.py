@@ -9,12 +9,12 @@ combat's record, who decides next) or `error`, the rule and field the last order
 from __future__ import annotations
 
 import pytest
+from pbem.rules.paths_of_glory.ruleset import PathsOfGlory
+from pbem.rules.paths_of_glory.state import PogState
 from pog_cases import load_cases, position
 
 from pbem.dice import FixedDice
 from pbem.errors import IllegalOrder
-from pbem.rules.paths_of_glory.ruleset import PathsOfGlory
-from pbem.rules.paths_of_glory.state import PogState
 from pbem.ruleset import Chance, Decision
 
 RULESET = PathsOfGlory()
