@@ -1099,26 +1099,43 @@ def status_cmd(game_dir: Path = GameOpt, as_json: bool = JsonOpt) -> None:
 @app.command("show")
 def show(
     view: Optional[str] = typer.Argument(None, help="Which view (default: the ruleset's first); "
-                                         "'pbem show list' names them."),
+                                         "'pbem show list' names them; 'picture' draws the map."),
     args: List[str] = typer.Argument(None, help="What the view takes, e.g. a space: 'pbem show space Verdun'."),
+    focus: Optional[str] = typer.Option(None, "--focus", help="With 'picture': draw only the part of the map "
+                                        "around this space, e.g. --focus Verdun (the ruleset says how far)."),
+    out_path: Optional[Path] = typer.Option(None, "--out", help="With 'picture': write the SVG to this file "
+                                            "('-': standard output)."),
     game_dir: Path = GameOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Inspect the game as it stands, with the latest roll resolved once all witnesses revealed.
 
-    Views of what only you may see (your hand) are derived from your key on this machine."""
+    Views of what only you may see (your hand) are derived from your key on this machine.
+
+    'pbem show picture --out map.svg' draws the map as an SVG file to open in a browser, in games that draw one.
+
+    'pbem show picture --focus Verdun --out verdun.svg' draws the part of the map around one space.
+    """
     game = _game(game_dir)
     _derive_seeds_once(game)
     engine, _ = game.current()
     if not engine.started:
         raise UsageError(f"the game has not started: waiting for joins from {', '.join(engine.missing_joins())}")
+    if view == "picture":
+        _show_picture(game.ruleset.picture(engine.state, focus), game, args, out_path, as_json)
+        return
+    if focus is not None or out_path is not None:
+        raise UsageError("--focus and --out go with 'pbem show picture'", field="--focus" if focus else "--out")
     views = game.ruleset.views(engine.state, engine.views)
     if view == "list":
+        listed = {name: v.help for name, v in views.items()}
+        if _draws_pictures(game.ruleset):
+            listed["picture"] = "the map as an SVG picture: --out FILE, --focus SPACE for a part of it"
         if as_json:
-            emit_json({name: v.help for name, v in views.items()})
+            emit_json(listed)
         else:
-            for name, item in views.items():
-                out().print(f"[bold]{name}[/bold]: {item.help}")
+            for name, text in listed.items():
+                out().print(f"[bold]{name}[/bold]: {text}")
         return
     name = view or next(iter(views))
     if name not in views:
@@ -1128,6 +1145,39 @@ def show(
         emit_json(data)
     else:
         out().print(views[name].render(data))
+
+
+def _draws_pictures(ruleset) -> bool:
+    """Does this ruleset draw a picture at all (does it override Ruleset.picture)?"""
+    from .ruleset import Ruleset
+
+    return type(ruleset).picture is not Ruleset.picture
+
+
+def _show_picture(svg: Optional[str], game, args: Optional[List[str]], out_path: Optional[Path],
+                  as_json: bool) -> None:
+    """`pbem show picture`: the SVG to a file, or to standard output with '--out -'."""
+    if svg is None:
+        raise UsageError(f"{game.ruleset.id} draws no picture of its map; 'pbem show list' names its views",
+                         field="VIEW")
+    if args:
+        raise UsageError(f"'pbem show picture' takes no words; for a part of the map give --focus {args[0]}",
+                         field="VIEW")
+    if as_json:
+        raise UsageError("the picture is SVG, not JSON: leave out --json", field="--json")
+    if out_path is None:
+        raise UsageError("give --out FILE to write the SVG ('--out -' prints it)", field="--out")
+    if str(out_path) == "-":
+        sys.stdout.write(svg)
+        return
+    if game.dir.owns(out_path):
+        raise UsageError(f"{out_path} is one of the game's own files; write the picture elsewhere", field="--out")
+    from rich.markup import escape
+
+    from .log import atomic_write
+
+    atomic_write(out_path, svg.encode())
+    out().print(f"[ok]Wrote[/ok] {escape(str(out_path))}")
 
 
 def _derive_seeds_once(game) -> None:
@@ -1233,8 +1283,10 @@ def verify(
 
 @app.command("report")
 def report_cmd(
-    html: Optional[Path] = typer.Option(None, "--html", help="Write an HTML report here."),
-    svg: Optional[Path] = typer.Option(None, "--svg", help="Write an SVG report here."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Write an HTML report here, the map picture "
+                                        "above the text in games that draw one."),
+    svg: Optional[Path] = typer.Option(None, "--svg", help="Write the report here as one SVG document, the "
+                                       "map picture above the text in games that draw one."),
     text: Optional[Path] = typer.Option(None, "--text", help="Write a plain text report here."),
     last: Optional[int] = typer.Option(None, "--last", min=1, help="Show the last N entries of the log "
                                        "(default 20)."),
@@ -1246,6 +1298,8 @@ def report_cmd(
 
     The log part shows the last 20 entries unless --last N or --since SEQ says otherwise, and
     says which entries it left out.
+
+    In games that draw a map picture, the HTML and SVG files show it above the text ('pbem show picture': alone).
     """
     from . import report as reports
     from .game import status
@@ -1270,9 +1324,10 @@ def report_cmd(
     for fmt, path in (("html", html), ("svg", svg), ("text", text)):
         if path and game.dir.owns(Path(path)):
             raise UsageError(f"{path} is one of the game's own files; write the report elsewhere", field=f"--{fmt}")
+    picture = game.ruleset.picture(engine.state) if engine.started and (html or svg) else None
     for fmt, path in (("html", html), ("svg", svg), ("text", text)):
         if path:
-            atomic_write(Path(path), reports.export(parts, fmt).encode())
+            atomic_write(Path(path), reports.export(parts, fmt, picture=picture).encode())
             out().print(f"[ok]Wrote[/ok] {path}")
 
 

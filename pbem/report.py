@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.cells import cell_len
 from rich.console import Console, Group
@@ -302,8 +303,9 @@ def roll_view(explained: dict):
     return Group(*lines, table, *hidden)
 
 
-def export(renderables: list, fmt: str, width: int = 110) -> str:
-    """Render to text, HTML or SVG for mailing (rich's recording console)."""
+def export(renderables: list, fmt: str, width: int = 110, picture: str | None = None) -> str:
+    """Render to text, HTML or SVG for mailing (rich's recording console). A `picture` (SVG text,
+    Ruleset.picture) goes above the text in HTML and SVG; plain text has no room for it."""
     from rich.theme import Theme
 
     from .console import THEME
@@ -312,7 +314,63 @@ def export(renderables: list, fmt: str, width: int = 110) -> str:
     for renderable in renderables:
         console.print(renderable)
     if fmt == "html":
-        return console.export_html(inline_styles=True)
+        page = console.export_html(inline_styles=True)
+        return page if picture is None else html_with_picture(page, picture)
     if fmt == "svg":
-        return console.export_svg(title="pbem report")
+        terminal = console.export_svg(title="pbem report")
+        return terminal if picture is None else stacked_svg([picture, terminal])
     return console.export_text()
+
+
+def html_with_picture(page: str, picture: str) -> str:
+    """An HTML page with the picture first in its body, at its own size (the page scrolls)."""
+    head, body, rest = page.partition("<body>")  # rich escapes the text, so the first is the tag
+    if not body:
+        raise ValueError("the HTML report has no <body>")
+    return f'{head}<body>\n<div style="overflow-x:auto">\n{svg_element(picture)}\n</div>{rest}'
+
+
+def stacked_svg(documents: list[str]) -> str:
+    """SVG documents one above the other, left-aligned and each at its own size, as one document."""
+    placed, top, widest = [], 0.0, 0.0
+    for document in documents:
+        element = svg_element(document)
+        end = element.index(">")
+        root = element[:end].removesuffix("/")
+        width, height = svg_size(root)
+        root = _SIZE.sub("", root) + f' width="{_number(width)}" height="{_number(height)}"'
+        placed.append(f'<g transform="translate(0 {_number(top)})">\n{root}{element[end:]}\n</g>')
+        top, widest = top + height, max(widest, width)
+    size = f'width="{_number(widest)}" height="{_number(top)}" viewBox="0 0 {_number(widest)} {_number(top)}"'
+    return f'<svg xmlns="http://www.w3.org/2000/svg" {size}>\n' + "\n".join(placed) + "\n</svg>\n"
+
+
+_SIZE = re.compile(r'\s(width|height)="([^"]*)"')
+_VIEW_BOX = re.compile(r'\sviewBox="([^"]*)"')
+
+
+def svg_element(document: str) -> str:
+    """An SVG document from its root <svg> on: an XML declaration or doctype has no place inside
+    another document."""
+    start = document.find("<svg")
+    if start < 0:
+        raise ValueError("the picture is not SVG: it has no <svg> element")
+    return document[start:].strip()
+
+
+def svg_size(root: str) -> tuple[float, float]:
+    """Width and height of an SVG root tag, in px: its width and height, else its viewBox's."""
+    given = dict(_SIZE.findall(root))
+    try:
+        return float(given["width"].removesuffix("px")), float(given["height"].removesuffix("px"))
+    except (KeyError, ValueError):
+        pass
+    box = _VIEW_BOX.search(root)
+    numbers = box.group(1).replace(",", " ").split() if box else []
+    if len(numbers) != 4:
+        raise ValueError("an SVG picture needs a width and height in px, or a viewBox")
+    return float(numbers[2]), float(numbers[3])
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:.3f}".rstrip("0")

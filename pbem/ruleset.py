@@ -495,6 +495,22 @@ class Ruleset(Generic[S]):
         holds the private views this client knows (its own player's), for a view such as `hand`."""
         return {}
 
+    def picture(self, state: S, focus: str | None = None) -> str | None:
+        """The map as a picture: one SVG document, or None when this ruleset draws no picture (the
+        default). `pbem show picture` writes it to a file; `pbem report --html/--svg` puts it above
+        the text report.
+
+        The text is made with the standard library only (no drawing package), is deterministic
+        (the same state gives byte-identical output, so two players' reports compare) and is
+        bounded in size: a map too big to draw whole draws a window around the last action. Its
+        root `<svg>` gives `width`, `height` and a `viewBox`, and uses no `<style>` sheet (the
+        report embeds it in HTML, where a sheet would style the whole page).
+
+        `focus` names a space as a player types it (an id or a name, as `pbem show space` takes):
+        draw a window around it instead. The ruleset chooses the window and documents it; an
+        unknown name is a UsageError naming the closest. Pure, like every view."""
+        return None
+
     def demo_script(self) -> dict:
         """What `pbem demo GAME` plays: data/demo.toml (see rules/freeform/data/demo.toml)."""
         return self.data("demo.toml")

@@ -44,12 +44,20 @@ class SpaceFields(TypedDict):
     port: NotRequired[str]
     capital: NotRequired[bool]
     offmap: NotRequired[bool]
+    x: NotRequired[int]
+    y: NotRequired[int]
+    w: NotRequired[int]
+    h: NotRequired[int]
 
 
 class BoxFields(TypedDict):
     name: str
     side: str
     ref: int
+    x: int
+    y: int
+    w: int
+    h: int
 
 
 # A [supply.<id>] table of map.toml; `except` is a keyword, hence the functional form.
@@ -156,13 +164,16 @@ VARIANTS: list[tuple[str, MapVariant]] = [
         ],
         "add_comment": "18.1.1: Holland's connections; 18.1.2: London-Amsterdam, by BR corps either way"
                        " and by the HO corps only from London",
+        # The reference has no position for these two: RULINGS R45 places them north of Antwerp
+        # and west of Essen, clear of every drawn space.
         "spaces": [
             ("amsterdam", {"rule": "18.1.1", "name": "Amsterdam", "map": "europe", "nation": "ho",
-                           "control": "ap", "terrain": "clear", "fort": 1, "port": "ap"},
-             "18.1.1: fort CF 1, port, no VP; 18.1.2: an Allied port"),
+                           "control": "ap", "terrain": "clear", "fort": 1, "port": "ap",
+                           "x": 471, "y": 437, "w": 44, "h": 44},
+             "18.1.1: fort CF 1, port, no VP; 18.1.2: an Allied port; R45: where the picture draws it"),
             ("nijmegen", {"rule": "18.1.1", "name": "Nijmegen", "map": "europe", "nation": "ho",
-                          "control": "ap", "terrain": "clear"},
-             "18.1.1: clear, no VP"),
+                          "control": "ap", "terrain": "clear", "x": 541, "y": 459, "w": 44, "h": 44},
+             "18.1.1: clear, no VP; R45: where the picture draws it"),
         ],
     }),
     ("italy_19_1", {
@@ -274,8 +285,11 @@ MAP_HEADER = """\
 #   capital  true for a capital; absent otherwise
 #   offmap   true for an off-map box drawn at the map's edge (Reval and the Russian edge
 #            sources; 14.1.2 note); absent otherwise
+#   x, y, w, h  where the map picture draws it: left, top, width and height in pixels, both maps
+#            in one frame (the reference's screen rectangle; for the Dutch spaces, RULINGS R45)
 #
-# [boxes.<id>]: off-map boxes: name, side ("ap" or "cp"), ref (id in spaces.csv).
+# [boxes.<id>]: off-map boxes: name, side ("ap" or "cp"), ref (id in spaces.csv), and x, y, w, h
+#   as for spaces.
 #
 # [supply.<id>]: groups of supply sources (14.2). A unit may trace to the spaces of every group
 #   admitting it: by `factions` or `nations`, unless its nation is in `except`. `sea` says whether
@@ -318,7 +332,14 @@ def space_fields(key: str, row: dict[str, str]) -> SpaceFields:
         fields["capital"] = True
     if key in OFFMAP_BOXES:
         fields["offmap"] = True
+    fields["x"], fields["y"], fields["w"], fields["h"] = place(row)
     return fields
+
+
+def place(row: dict[str, str]) -> tuple[int, int, int, int]:
+    """Where the picture draws a space or box: the reference's screen rectangle (left, top, width,
+    height) in pixels, one frame for both maps."""
+    return int(row["x"]), int(row["y"]), int(row["w"]), int(row["h"])
 
 
 def variant_lines(key: str, variant: MapVariant) -> list[str]:
@@ -348,7 +369,9 @@ def build_map(ref: Path) -> tuple[str, MapFacts]:
     for row in rows:
         if not row["map"]:
             key = BOX_IDS[row["name"]]
-            boxes.append((key, {"name": row["name"], "side": row["faction"], "ref": int(row["id"])}))
+            x, y, w, h = place(row)
+            boxes.append((key, {"name": row["name"], "side": row["faction"], "ref": int(row["id"]),
+                                "x": x, "y": y, "w": w, "h": h}))
             by_ref[row["id"]] = key
             continue
         key = slug(row["name"])

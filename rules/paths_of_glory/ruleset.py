@@ -296,6 +296,11 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("move", "build_fort", "attack", "pass")
         return ("activate", "economic", "political", "pass")
 
+    def picture(self, state: PogState, focus: str | None = None) -> str | None:
+        from . import picture
+
+        return picture.draw(state, focus)
+
     def views(self, state: PogState, private: Mapping[str, dict] | None = None) -> dict:
         from . import views
 
