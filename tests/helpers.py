@@ -396,3 +396,13 @@ def write(path: Path, data: bytes | Message) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data.stored() if isinstance(data, Message) else data)
     return path
+
+
+def open_pog_game(games: dict, signers: dict, first: str = "bob", witness: str = "alice") -> None:
+    """A Paths of Glory game opens with the first turn's mandated offensive roll (RULINGS R81): the
+    Central Powers player signs `offensives`, the other player reveals, and every directory
+    accepts both."""
+    message, _ = games[first].move(first, [{"kind": "offensives"}], signers[first])
+    games[witness].accept([message])
+    revealed, _ = games[witness].reveal(witness, lambda: signers[witness])
+    games[first].accept([revealed])

@@ -11,7 +11,13 @@ import tomllib
 from pathlib import Path
 
 from pbem.rules.paths_of_glory.data import variant_names
-from pbem.rules.paths_of_glory.state import position_from_case
+from pbem.rules.paths_of_glory.ruleset import PathsOfGlory
+from pbem.rules.paths_of_glory.state import PogState, position_from_case
+
+from pbem.dice import FixedDice
+from pbem.ruleset import Chance, Decision
+
+RULESET = PathsOfGlory()
 
 CASES = Path(__file__).parent / "cases" / "paths_of_glory"
 DEFAULT_VARIANTS = frozenset({"vesting_holland", "italy_19_1"})  # on by default, as the seeds have them
@@ -30,3 +36,66 @@ def position(case: dict):
     variants = frozenset(case.get("variants", DEFAULT_VARIANTS))
     assert variants <= set(variant_names()), variants
     return position_from_case(case.get("position", {}), variants)
+
+
+# ---------------------------------------------------------------------------------- playing orders
+
+def play(state: PogState, orders: list[dict]) -> PogState:
+    for order in orders:
+        order = dict(order)
+        dice = FixedDice(list(order.pop("dice", [])))
+        RULESET.apply(state, state.active, order)
+        while isinstance(RULESET.pending(state), Chance):
+            RULESET.resolve(state, dice, None)
+        assert not dice.values, f"dice left over after {order}: {dice.values}"
+    return state
+
+
+def combat_record(state: PogState) -> dict:
+    return state.action.get("combat") or state.combats[-1]
+
+
+def check_expect(state: PogState, expect: dict) -> None:
+    for unit, where in expect.get("units", {}).items():
+        where = {"space": where} if isinstance(where, str) else where
+        here = state.units[unit]
+        assert {k: getattr(here, k) for k in where} == where, unit
+    for unit in expect.get("removed", []):
+        assert unit in state.removed, unit
+    for space, fort in expect.get("forts", {}).items():
+        assert state.forts.get(space) == fort, space
+    for space, side in expect.get("control", {}).items():
+        assert state.control[space] == side, space
+    for space, level in expect.get("trenches", {}).items():
+        assert state.trenches.get(space, 0) == level, space
+    for key, value in expect.get("tracks", {}).items():
+        assert state.tracks.get(key, 0) == value, key
+    for field in ("mo", "war_status", "commitment"):
+        for key, value in expect.get(field, {}).items():
+            assert getattr(state, field).get(key) == value, f"{field}.{key}"
+    for nation in expect.get("at_war", []):
+        assert nation in state.at_war, nation
+    for field in ("turn", "round", "active"):
+        if field in expect:
+            assert getattr(state, field) == expect[field], field
+    if "result" in expect:
+        assert RULESET.pending(state).result == expect["result"]
+    if "combat" in expect:
+        record = combat_record(state)
+        for key, value in expect["combat"].items():
+            assert _read(record, key) == value, key
+    if "next" in expect:
+        step = RULESET.pending(state)
+        assert isinstance(step, Decision)
+        combat, kind = state.action.get("combat"), state.action.get("kind")
+        now = f"{combat['step']}:{combat['deciding']}" if combat else kind if kind in ("offensives", "peace_offer") \
+            else "action"
+        assert now == expect["next"]
+
+
+def _read(record: dict, key: str):
+    """A dotted key into the combat record: attacker_fire.column, flank.success..."""
+    value = record
+    for part in key.split("."):
+        value = value[part]
+    return value

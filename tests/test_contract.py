@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from helpers import cli_env, run_cli, setup_game, write_key
+from helpers import cli_env, open_pog_game, run_cli, setup_game, write_key
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -307,6 +307,7 @@ def pog_game(tmp_path):
         joins.append(message)
     for one in games.values():
         one.accept(joins)
+    open_pog_game(games, signers)
     return tmp_path
 
 
@@ -317,7 +318,7 @@ def test_a_player_moves_with_lists_typed_as_on_the_board(pog_game):
                              home=pog_game / "home" / "bob")
     assert code == 0, err
     assert "activate spaces=aachen,insterberg; move units=ge_1_army path=liege" in out
-    entry = tomllib.loads((bob / "entries" / "000001.toml").read_text())
+    entry = tomllib.loads((bob / "entries" / "000002.toml").read_text())
     assert entry["orders"][2] == {"kind": "move", "units": ["ge_8_army"], "path": ["konigsberg", "tannenberg"]}
     code, out, err = run_cli(["show", "space", "tannenberg", "--json"], bob, home=pog_game / "home" / "bob")
     assert "ge_8_army" in json.dumps(json.loads(out)), out
@@ -373,7 +374,7 @@ def test_an_edit_that_uncomments_no_order_signs_nothing(pog_game, tmp_path):
     code, _, err = run_cli(["move", "--edit"], bob, home=pog_game / "home" / "bob",
                            env={**cli_env(pog_game / "home" / "bob"), "EDITOR": f"{sys.executable} {editor}"})
     assert code == 2 and "no [[orders]] table was uncommented; nothing signed" in err, err
-    assert not (bob / "entries" / "000001.toml").exists()
+    assert not (bob / "entries" / "000002.toml").exists()
 
 
 def test_status_shows_what_the_decision_asks(pog_game):

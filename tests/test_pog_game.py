@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from helpers import completed, run_cli
+from helpers import completed, open_pog_game, run_cli
 
 from pbem import chain, dice, keys
 from pbem import ruleset as rulesets
@@ -35,6 +35,7 @@ def game(tmp_path):
         joins.append(message)
     for one in games.values():
         one.accept(joins)
+    open_pog_game(games, signers)
     return games, signers, tmp_path
 
 

@@ -125,12 +125,12 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert result.returncode == 0, result.stderr
     engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
     state = engine.state
-    assert engine.head_seq == 7 and [r.seq for r in engine.rolls] == [3]
+    assert engine.head_seq == 8 and [r.seq for r in engine.rolls] == [1, 4]
     assert state.units["ge_1_army"].space == "liege"
     assert state.units["ge_8_army"].space == "szawli" and state.control["szawli"] == "cp"
     assert state.units["ru_corps_9"].space == "ap_eliminated"  # 14.3.5: OOS5, then eliminated
     assert state.control["libau"] == "cp"  # 14.3.6: attrition
-    die = engine.rolls[0].draws[0].result
+    die = engine.rolls[1].draws[0].result
     assert state.forts["liege"] == ("destroyed" if die - 2 > 3 else "besieged")  # 15.3.3: -2 in Aug 1914
 
 

@@ -42,6 +42,8 @@ def roll_offensives(state: PogState, dice: Dice) -> list[dict]:
         modifier = sum(add for event, add in sorted(table["modifiers"].items()) if event in state.events)
         result, rules = _settle(state, side, min(die + modifier, len(table["results"])))
         state.mo[side] = result
+        said = f"{modifier:+d} = {die + modifier}" if modifier else ""
+        dice.draws[-1].purpose = f"{side.upper()} mandated offensive: {die}{said}: {result.upper().replace('_', '')}"
         events.append({"kind": "mandated_offensive", "side": side, "die": die, "modifier": modifier,
                        "result": result, "rules": rules, "rule": "7.1.1"})
     return events

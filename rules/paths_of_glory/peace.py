@@ -126,7 +126,7 @@ def offer_peace(state: PogState, side: str, scenario: str = "campaign") -> list[
     return [{"kind": "peace_offer", "side": side, "vp": track(state, "vp"), "rule": "16.5.3.1"}]
 
 
-def answer_peace(state: PogState, accepted: bool, dice: Dice) -> list[dict]:
+def answer_peace(state: PogState, accepted: bool, dice: Dice | None) -> list[dict]:
     """The other side accepts (16.5.3.3: the combined war status goes to 40, the armistice comes at
     this turn's War Status Phase) or rejects (16.5.3.2: the offerer's war status +1, then his roll
     on the Peace Terms Table moves the VP)."""
@@ -138,6 +138,8 @@ def answer_peace(state: PogState, accepted: bool, dice: Dice) -> list[dict]:
         state.events.add(PEACE_ACCEPTED)
         return [{"kind": "peace_accepted", "side": side, "by": enemy(side), "combined": combined_war_status(state),
                  "rule": "16.5.3.3"}]
+    if dice is None:
+        raise ValueError("rejected peace terms roll a die: call with the roll point's dice")
     events = add_war_status(state, side, 1, feeds_tracks=False, rule="16.5.3.2")
     die, favour = _roll(state, side, dice, "rejected peace terms", "16.5.3.2")
     events.append({"kind": "peace_rejected", "side": side, "die": die, "favour": favour, "rule": "16.5.3.2"})

@@ -21,6 +21,7 @@ from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 from . import state as positions
 from .state import PogState, enemy
 
+DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll")  # action kinds waiting for dice
 MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")  # options that shape the map
 
 
@@ -50,6 +51,11 @@ class PathsOfGlory(Ruleset[PogState]):
         scenario = self._scenario_data()[setup.scenario]
         state = positions.position_from_case(scenario.get("position", {}), self.variants(setup))
         state.setup = setup  # who commands each side; not part of the public dump
+        from . import war
+
+        state.tracks = {**war.starting_tracks(), **state.tracks}
+        if not state.mo:
+            state.action = {"kind": "offensives"}  # 7.1.1: the first turn opens with its MO roll (R81)
         return state
 
     def _players(self, setup: Setup) -> dict[str, str]:
@@ -78,17 +84,28 @@ class PathsOfGlory(Ruleset[PogState]):
     # ------------------------------------------------------------------ the state machine
 
     def pending(self, state: PogState):
+        from .turn import result
+
         resigned = sorted(e for e in state.events if e.startswith("resigned:"))
         if resigned:
             return Over(f"{resigned[0].split(':', 1)[1]} resigned")
+        over = result(state)
+        if over:
+            return Over(over)
         combat = state.action.get("combat")
-        if state.action.get("kind") == "economic" or (combat and combat["step"] == "fire"):
+        if state.action.get("kind") in DICE_STEPS or (combat and combat["step"] == "fire"):
             return Chance()
+        return Decision((self._owner(state, self._deciding_side(state)),), self._prompt(state))
+
+    def _deciding_side(self, state: PogState) -> str:
+        combat = state.action.get("combat")
         if combat:
             from .battle import side_of
 
-            return Decision((self._owner(state, side_of(combat, combat["deciding"])),), self._prompt(state))
-        return Decision((self._owner(state, state.active),), self._prompt(state))
+            return side_of(combat, combat["deciding"])
+        if state.action.get("kind") == "peace_offer":
+            return enemy(state.active)  # 16.5.3: the other side answers
+        return state.active
 
     def _prompt(self, state: PogState) -> str:
         side = "Allied Powers" if state.active == "ap" else "Central Powers"
@@ -99,6 +116,11 @@ class PathsOfGlory(Ruleset[PogState]):
                     "retreat": f"combat at {where}: the defender retreats (retreat units=... path=...) or stands",
                     "advance": f"combat at {where}: the attacker advances (advance units=... path=...) or passes",
                     }[combat["step"]]
+        if state.action.get("kind") == "offensives":
+            return f"turn {state.turn}: the Central Powers roll both sides' mandated offensives (offensives)"
+        if state.action.get("kind") == "peace_offer":
+            other = "Allied Powers" if state.active == "cp" else "Central Powers"
+            return f"{other}: accept or reject the {side}' peace terms (answer_peace accept=true or false)"
         if state.action.get("attacked_spaces"):
             return f"{side}, turn {state.turn} round {state.round}: attack from the spaces activated for attack or pass"
         if state.action.get("kind") == "movement":
@@ -121,6 +143,8 @@ class PathsOfGlory(Ruleset[PogState]):
             raise IllegalOrder(f"{kind} is not an order now: {self._prompt(state)}", rule="8.1.4", field="kind")
         if state.action.get("combat"):
             self._within_combat(state, kind, order)
+        elif kind in ("offensives", "answer_peace"):
+            self._phase_order(state, kind, order)
         elif kind == "pass":
             if in_movement:
                 self._end_movement(state)
@@ -131,6 +155,9 @@ class PathsOfGlory(Ruleset[PogState]):
             self._within_movement(state, kind, order)
         else:
             self._new_action(state, kind, order)
+        from .turn import sync_control_vp
+
+        sync_control_vp(state)
         return state
 
     def _end_movement(self, state: PogState) -> None:
@@ -142,11 +169,15 @@ class PathsOfGlory(Ruleset[PogState]):
 
     def _attack(self, state: PogState, order: Mapping) -> None:
         """base 9.2.9, 12.2.2: a combat after all movement; its dice at this entry's roll point."""
-        from . import combat, movement
+        from . import combat, movement, offensives
 
         self._end_movement(state)
         activation = movement.Activation.load(state.action["activation"])
-        state.action["combat"] = combat.designate(state, state.active, order, activation, state.action)
+        designated = combat.designate(state, state.active, order, activation, state.action)
+        state.action["combat"] = designated
+        if state.mo:  # 7.1.3-7.1.8: judged at designation
+            offensives.designate_combat(state, state.active, designated["attackers"], designated["defenders"],
+                                        designated["space"])
 
     def _within_combat(self, state: PogState, kind: str, order: Mapping) -> None:
         """A side's choice in the open combat: its losses, a retreat or a stand, an advance or pass."""
@@ -188,7 +219,7 @@ class PathsOfGlory(Ruleset[PogState]):
 
     def _new_action(self, state: PogState, kind: str, order: Mapping) -> None:
         """8.1.4 without cards: activate for movement, an economic action (sieges), or a political one."""
-        from . import movement, supply
+        from . import movement
 
         if kind == "activate":
             spaces, attack = order["spaces"], order.get("attack") or []
@@ -200,9 +231,40 @@ class PathsOfGlory(Ruleset[PogState]):
             activation = movement.activate_for_attack(state, state.active, attack, activation)
             state.action = {"kind": "movement", "activation": activation.dump()}
         elif kind == "economic":
-            state.action = {"kind": "economic"}  # the sieges are rolled at this entry's roll point
-        else:  # political: attrition for both sides (14.3.6)
-            supply.attrition(state)
+            self._economic(state, order)
+        else:
+            self._political(state, order)
+
+    def _economic(self, state: PogState, order: Mapping) -> None:
+        """A voluntary Economic Action: foreign aid (16.5.1), the Replacement Phase (17.1), then the
+        Siege Phase (15.3), rolled at this entry's roll point (R82)."""
+        from . import peace, replacements
+
+        if order.get("aid"):
+            giver, _, receiver = str(order["aid"]).partition(":")
+            peace.foreign_aid(state, state.active, giver, receiver, mandated=False)
+        if order.get("replace"):
+            replacements.spend_rps(state, state.active, [_spend(text) for text in order["replace"]], mandated=False)
+        state.action = {"kind": "economic"}
+
+    def _political(self, state: PogState, order: Mapping) -> None:
+        """A voluntary Political Action: attrition for both sides (14.3.6), then foreign policy
+        (16.5.2, rolled at this entry's roll point) or an offer of peace terms (16.5.3) if chosen."""
+        from . import peace, supply, victory
+
+        if order.get("policy") and order.get("peace"):
+            raise IllegalOrder("peace terms are offered instead of foreign policy, not with it", rule="16.5.3.1",
+                               field="peace")
+        supply.attrition(state)
+        if order.get("policy"):
+            if order["policy"] not in peace.POLITICAL_TRACKS:
+                raise IllegalOrder(f"foreign policy moves {' or '.join(peace.POLITICAL_TRACKS)}", rule="16.5.2",
+                                   field="policy")
+            state.action = {"kind": "policy", "track": order["policy"]}
+        elif order.get("peace"):
+            peace.offer_peace(state, state.active, victory.scenario_kind(state))
+            state.action = {"kind": "peace_offer"}
+        else:
             self._end_action(state)
 
     def _refuse_medina(self, state: PogState, side: str, spaces: list) -> None:
@@ -230,17 +292,38 @@ class PathsOfGlory(Ruleset[PogState]):
             raise IllegalOrder(str(exc), rule="15.4", field="space") from None
 
     def resolve(self, state: PogState, dice, private) -> PogState:
-        from . import battle, forts
+        from . import battle, forts, peace, turn
 
-        combat = state.action.get("combat")
+        combat, kind = state.action.get("combat"), state.action.get("kind")
         if combat:
             battle.roll(state, combat, dice)
             if combat["step"] == "done":
                 del state.action["combat"]
-            return state
-        forts.resolve_sieges(state, state.active, dice, self._supplied(state))
-        self._end_action(state)
+        elif kind == "offensive_roll":
+            turn.roll_offensives(state, dice)
+        elif kind == "policy":  # 16.5.2
+            peace.foreign_policy(state, state.active, state.action["track"], dice)
+            self._end_action(state)
+        elif kind == "peace_roll":  # 16.5.3.2: rejected terms
+            peace.answer_peace(state, False, dice)
+            self._end_action(state)
+        else:  # economic: the Siege Phase (15.3)
+            forts.resolve_sieges(state, state.active, dice, self._supplied(state))
+            self._end_action(state)
+        turn.sync_control_vp(state)
         return state
+
+    def _phase_order(self, state: PogState, kind: str, order: Mapping) -> None:
+        """The Mandated Offensive Phase's roll (7.1.1, R81), or the answer to peace terms (16.5.3)."""
+        from . import peace
+
+        if kind == "offensives":
+            state.action = {"kind": "offensive_roll"}
+        elif order["accept"]:
+            peace.answer_peace(state, True, None)
+            self._end_action(state)
+        else:
+            state.action = {"kind": "peace_roll"}
 
     def _supplied(self, state: PogState):
         """May this unit move (or besiege in supply)? Asked unit by unit against the live position,
@@ -255,23 +338,10 @@ class PathsOfGlory(Ruleset[PogState]):
         return supplied
 
     def _end_action(self, state: PogState) -> None:
-        """8.1.5 then 8.2.3: adjust OOS markers for both sides, then the next side acts."""
-        from . import supply
+        """8.1.5-8.1.7 and 16.1.2, then 8.2.3: the next side acts, or the turn ends (turn.py)."""
+        from . import turn
 
-        supply.oos_step(state)
-        state.action = {}
-        first = self.data("sequence.toml")["first"]
-        rounds = self.data("sequence.toml")["action_rounds"]
-        if state.active == first:
-            state.active = enemy(first)
-            return
-        state.active = first
-        state.round += 1
-        state.retreated = set()  # base 12.1.2, 12.5.6 count retreats within a round
-        if state.round > max(rounds[state.commitment[side]] for side in self.sides):  # R41
-            state.round = 1
-            state.turn += 1
-            state.combats = []  # the record kept is the turn's
+        turn.end_action(state, self.data("sequence.toml")["first"])
 
     def resign(self, state: PogState, player: str) -> PogState:
         state.events.add(f"resigned:{player}")
@@ -290,6 +360,10 @@ class PathsOfGlory(Ruleset[PogState]):
         if combat:
             return {"losses": ("losses",), "retreat": ("retreat", "stand"), "advance": ("advance", "pass")
                     }.get(combat["step"], ())
+        if state.action.get("kind") == "offensives":
+            return ("offensives",)
+        if state.action.get("kind") == "peace_offer":
+            return ("answer_peace",)
         if state.action.get("attacked_spaces"):
             return ("attack", "pass")  # base 9.2.9: movement is over once combat begins
         if state.action.get("kind") == "movement":
@@ -317,3 +391,15 @@ class PathsOfGlory(Ruleset[PogState]):
                            "'supply ap' or 'supply cp' for one side",
                            lambda side=None: views.supply_data(state, side), views.render_supply),
         }
+
+
+def _spend(text: str) -> dict:
+    """One replacement as an order writes it: unit[:space][:reduced] (17.1, R82)."""
+    unit, *rest = str(text).split(":")
+    spend: dict = {"unit": unit}
+    for part in rest:
+        if part in ("reduced", "full"):
+            spend["strength"] = part
+        elif part:
+            spend["space"] = part
+    return spend

@@ -173,7 +173,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
 
     Keys: base, turn, at_war (added nations), control {space: side}, units {unit: space or
     {space, reduced, oos}} (with base "1914" these move or add units; `remove` lists units to take
-    off), forts {space: state}, trenches {space: level}, war_status, commitment, tracks, mo, events.
+    off), forts {space: state}, trenches {space: level}, war_status, commitment, tracks, mo, events,
+    active, round, action.
     """
     base = position.get("base", "1914")
     state = initial_position(variants)
@@ -210,6 +211,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.mo.update(position.get("mo", {}))
     state.events |= set(position.get("events", []))
     state.active = position.get("active", state.active)
+    state.round = position.get("round", state.round)
+    state.action = dict(position.get("action", {}))
     state.start = Start.of(state)
     return state
 

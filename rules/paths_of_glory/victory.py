@@ -55,7 +55,7 @@ def vp_for_control_change(state: PogState, space: str, new_side: str) -> list[di
 
 # ---------------------------------------------------------------------------------- the War Status Phase (6 E)
 
-def war_status_phase(state: PogState, dice: Dice, scenario: str = "campaign") -> list[dict]:
+def war_status_phase(state: PogState, dice: Dice | None, scenario: str = "campaign") -> list[dict]:
     """6 E: the VP table's War Status Phase entries and the MO penalty (E.1), automatic victory
     (E.2), the armistice (E.3), and the scenario's last turn (R78). No entry rolls today: `dice`
     is taken so that one which does needs no other signature. E.4 is gone: SoE 16.1.2 checks

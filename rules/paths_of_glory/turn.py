@@ -1,0 +1,87 @@
+"""The turn around the actions (base 6; 7.1, 8.1.5-8.1.7, 16.1.2): what happens at the end of each
+action and of each turn, and the game's result.
+
+An action ends with the supply step (8.1.5, 14.3.5) and the War Commitment Level step (16.1.2,
+8.1.7). After the last action of a turn come the War Status Phase (base 6 E: VP table, MO
+penalty, automatic victory, armistice, the last turn; victory.py) and the turn-end events of R76;
+the next turn's Mandated Offensive Phase (7.1.1) is rolled at the roll point of that same entry.
+The first turn's is rolled at the roll point of an `offensives` entry of the first player, since
+no earlier entry exists to carry it (R81).
+
+VP for control (5.1.2, R80) follow the position: after every order the VP spaces held against
+their starting owner are counted again and the VP level moves by the difference.
+"""
+
+from __future__ import annotations
+
+from . import offensives, supply, victory, war
+from .state import PogState, enemy
+
+RESULT = "result:"  # the event that records the game's result line
+
+
+def result(state: PogState) -> str | None:
+    """The result line once the game is over."""
+    return next((event[len(RESULT):] for event in sorted(state.events) if event.startswith(RESULT)), None)
+
+
+def _record(state: PogState, events: list[dict]) -> None:
+    line = victory.game_result(events)
+    if line and result(state) is None:
+        state.events.add(RESULT + line)
+
+
+def sync_control_vp(state: PogState) -> None:
+    """5.1.2 (R80): the VP level follows the VP spaces each side holds against the start; the CP
+    Russian VP and the boxes follow too (16.3, 16.4)."""
+    pog = state.map
+    held = 0
+    for space, owner in state.start.control.items():
+        now = state.control.get(space, owner)
+        value = pog.vp[pog.index[space]] if space in pog.index else 0
+        if value and now != owner:
+            held += value if now == "cp" else -value
+    moved = held - war.track(state, "vp_control")
+    if moved:
+        state.tracks["vp"] = war.track(state, "vp") + moved
+        state.tracks["vp_control"] = held
+    war.update_boxes(state)
+
+
+def end_action(state: PogState, first: str) -> None:
+    """8.1.5-8.1.7, 16.1.2, base 5.4.1, then 8.2.3: the next side acts, or the turn ends."""
+    supply.oos_step(state)
+    scenario = victory.scenario_kind(state)
+    war.end_of_action(state, state.active, scenario)
+    sync_control_vp(state)
+    _record(state, victory.end_after_action(state, scenario))
+    state.action = {}
+    if state.active == first:
+        state.active = enemy(first)
+        return
+    state.active = first
+    state.round += 1
+    state.retreated = set()  # base 12.1.2, 12.5.6 count retreats within a round
+    if state.round > war.rounds_per_turn(state):  # R41
+        _end_turn(state)
+
+
+def _end_turn(state: PogState) -> None:
+    """base 6 E, R76, R78; then the next turn opens with its Mandated Offensive Phase (7.1.1)."""
+    from . import replacements
+
+    scenario = victory.scenario_kind(state)
+    _record(state, victory.war_status_phase(state, None, scenario))
+    replacements.turn_end(state)
+    state.round = 1
+    state.turn += 1
+    state.combats = []  # the record kept is the turn's
+    state.mo = {}
+    if result(state) is None:
+        state.action = {"kind": "offensive_roll"}
+
+
+def roll_offensives(state: PogState, dice) -> None:
+    """7.1.1: both sides' MO, at the roll point of the entry that opened the turn's phase."""
+    offensives.roll_offensives(state, dice)
+    state.action = {}
