@@ -5,8 +5,8 @@ asked (R49)."""
 
 from __future__ import annotations
 
+from . import advance, forts, losses, retreat
 from . import combat as fire
-from . import forts, losses, retreat
 from .state import PogState, enemy
 
 
@@ -60,11 +60,13 @@ def advance_steps(state: PogState, combat: dict, dice=None) -> list[dict]:
             events += _judge(state, combat)
             continue
         if combat["must_retreat"] and retreat.to_retreat(state, combat):
-            events += retreat.trapped(state, combat)
+            events += retreat.forced_out(state, combat)
+            if not retreat.may_stand(state, combat):  # 12.5.3 before 12.5.4: standing may save the trapped
+                events += retreat.trapped(state, combat)
             if retreat.to_retreat(state, combat):
                 return _ask(combat, "retreat", "defender", events)
             continue
-        if retreat.may_advance(state, combat):  # base 12.2.13: the defenders retreated or are gone
+        if advance.may_advance(state, combat):  # base 12.2.13: the defenders retreated or are gone
             return _ask(combat, "advance", "attacker", events)
         return events + finish(state, combat)
 
@@ -94,6 +96,8 @@ def take_losses(state: PogState, combat: dict, role: str, outcome: losses.Outcom
     events = losses.apply(state, outcome, _oos(combat, role))
     combat.setdefault("replacements", {}).update(outcome.replacements)
     combat["defenders" if role == "defender" else "attackers"] += list(outcome.replacements.values())
+    if role == "attacker":  # base 12.1.6: a corps that replaced an attacking army attacks no more this action
+        state.action.setdefault("attacked_units", []).extend(outcome.replacements.values())
     combat["log"].append(f"{role} losses ({number}): {losses.summary(outcome)}")
     if role == "defender":
         events += _defender_extras(state, combat, number - outcome.total)
@@ -127,7 +131,9 @@ def _judge(state: PogState, combat: dict) -> list[dict]:
     """base 12.2.11-12.2.12, 12.5.1: the winner, and whether the defenders must retreat."""
     inflicted, suffered = combat["attacker_fire"]["loss_number"], combat["defender_fire"]["loss_number"]
     combat["winner"] = "attacker" if inflicted > suffered else "defender" if suffered > inflicted else "none"
-    full = any(state.units[u].space in state.map.index and not state.units[u].reduced for u in combat["attackers"])
+    stand_ins = set(combat.get("replacements", {}).values())
+    full = any(state.units[u].space in state.map.index and not state.units[u].reduced
+               for u in combat["attackers"] if u not in stand_ins)
     combat["must_retreat"] = combat["winner"] == "attacker" and full
     combat["must_retreat"] = combat["must_retreat"] and bool(retreat.to_retreat(state, combat))
     combat["log"].append(f"winner: {combat['winner']}" + (f"; the defenders retreat {retreat.length(combat)} "

@@ -39,8 +39,9 @@ def designate(state: PogState, side: str, order: Mapping, activation: Activation
     _check_target(state, side, units, space, action)
     spaces = sorted({state.units[u].space for u in units}, key=state.map.index.__getitem__)
     _check_nations(state, units, spaces)
+    defenders = _defenders(state, side, space)
     combat = {"rule": "base 12.2", "side": side, "space": space, "attackers": units, "attack_spaces": spaces,
-              "defenders": _defenders(state, side, space), "step": "fire", "log": []}
+              "defenders": defenders, "fort_only": not defenders, "step": "fire", "log": []}
     pinning = order.get("pinning")
     if pinning:
         combat["pinning"] = _check_flank(state, combat, str(pinning))
@@ -78,7 +79,7 @@ def _check_target(state: PogState, side: str, units: list[str], space: str, acti
     fort = forts.enemy_fort(state, side, space)
     if not defenders and not fort:
         raise IllegalOrder(f"{name} holds neither enemy units nor an enemy fort", rule="base 12.1.4", field="space")
-    if defenders and all(u in state.retreated for u in defenders):
+    if defenders and not fort and all(u in state.retreated for u in defenders):
         raise IllegalOrder(f"{name} holds only units that retreated this round", rule="base 12.1.2", field="space")
     if forts.desert_summer(state, space):
         raise IllegalOrder(f"{name} is a desert space: no combat into it in Summer", rule="15.2.5", field="space")
@@ -270,18 +271,30 @@ def loss_number(table: str, column: int, die: int) -> int:
 def roll_fire(state: PogState, combat: dict, who: str, dice) -> int:
     """One side fires (base 12.2.7-12.2.9): supply is judged afresh (14.1.1.2); returns the loss
     number it inflicts, recording table, column, die and reasons in the combat's log."""
-    modifiers = supply.check_before_combat(state, firing(state, combat, "attacker"), firing(state, combat, "defender"))
+    modifiers = _supply(state, combat)
     column = fire_column(state, combat, who, modifiers)
     name = state.map.name_of(combat["space"])
     die = dice.roll(6, f"{who} fire, combat at {name}", "base 12.2.9")
     number = loss_number(column["table"], column["column"], die + column["drm"])
-    combat[f"{who}_fire"] = {**column, "die": die, "loss_number": number,
-                             "supply": list(modifiers.reasons)}
+    combat[f"{who}_fire"] = {**column, "die": die, "loss_number": number}
     combat["log"].append(f"{who} fires {column['strength']} on the {column['table']} table, column "
                          f"{column['label']}, die {die}{column['drm']:+d}: loss number {number}")
-    combat.setdefault("losses_first", {})[enemy_role(who)] = list(
-        modifiers.defender_losses_first if who == "attacker" else modifiers.attacker_losses_first)
     return number
+
+
+def _supply(state: PogState, combat: dict) -> supply.CombatSupply:
+    """14.1.1.2 (R20): supply is judged once, at the start of the combat, and kept for both fires."""
+    if "supply" not in combat:
+        found = supply.check_before_combat(state, firing(state, combat, "attacker"), firing(state, combat, "defender"))
+        combat["supply"] = {key: getattr(found, key) for key in SUPPLY_KEPT}
+        combat["losses_first"] = {"attacker": list(found.attacker_losses_first),
+                                  "defender": list(found.defender_losses_first)}
+        combat["oos_attackers"] = list(found.oos_attackers)  # 14.3.4: they advance one space at most
+        combat["supply_reasons"] = list(found.reasons)
+    return supply.CombatSupply(**combat["supply"])
+
+
+SUPPLY_KEPT = ("attacker_shift", "attacker_drm", "defender_shift", "defender_drm", "attacker_cards", "defender_cards")
 
 
 def enemy_role(who: str) -> str:

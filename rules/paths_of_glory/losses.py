@@ -127,20 +127,27 @@ def legal(state: PogState, units: list[str], loss: int, role: str, oos: Iterable
 
 def legal_with_rule(state: PogState, units: list[str], loss: int, role: str,
                     oos: Iterable[str] = ()) -> tuple[list[Outcome], str]:
-    """`legal`, and the last rule that narrowed the answers (the one a wrong answer breaks)."""
+    """`legal`, and the last rule that narrowed the answers (the one a wrong answer breaks).
+
+    The first-loss priority (12.4.5) and OOS units first (14.3.4.3) take precedence over taking
+    as much of the loss number as possible (12.4.3): they choose among the answers within the
+    loss number, and the greatest total is taken among those."""
     oos = list(oos)
-    every = outcomes(state, units, loss, oos)
-    best = max(o.total for o in every)
-    chosen, rule = [o for o in every if o.total == best], "base 12.4.3"
-    narrowed = _first_loss(chosen, units) if role == "attacker" else chosen
-    chosen, rule = (narrowed, "base 12.4.5") if len(narrowed) < len(chosen) else (chosen, rule)
-    narrowed = _prefer(chosen, lambda o: _oos_first(o, oos))
-    chosen, rule = (narrowed, "14.3.4.3") if len(narrowed) < len(chosen) else (chosen, rule)
+    chosen, rule = outcomes(state, units, loss, oos), "base 12.4.3"
+    if role == "attacker":
+        chosen, rule = _narrow(chosen, rule, _first_loss(chosen, units), "base 12.4.5")
+    chosen, rule = _narrow(chosen, rule, _prefer(chosen, lambda o: _oos_first(o, oos)), "14.3.4.3")
+    best = max(o.total for o in chosen)
+    chosen = [o for o in chosen if o.total == best]
     if best < loss:  # 12.4.4.2: concentrate, so that an army goes rather than several reduced
         fewest = min(_damaged_survivors(o) for o in chosen)
-        narrowed = [o for o in chosen if _damaged_survivors(o) == fewest]
-        chosen, rule = (narrowed, "base 12.4.4.2") if len(narrowed) < len(chosen) else (chosen, rule)
+        chosen, rule = _narrow(chosen, rule, [o for o in chosen if _damaged_survivors(o) == fewest], "base 12.4.4.2")
     return chosen, rule
+
+
+def _narrow(chosen: list[Outcome], rule: str, narrowed: list[Outcome],
+            narrowing_rule: str) -> tuple[list[Outcome], str]:
+    return (narrowed, narrowing_rule) if len(narrowed) < len(chosen) else (chosen, rule)
 
 
 def _prefer(candidates: list[Outcome], good) -> list[Outcome]:
@@ -180,7 +187,7 @@ def check(state: PogState, units: list[str], loss: int, role: str, steps: list, 
     keys = {o.key(): o for o in allowed}
     if answer.key() not in keys:
         example = ",".join(allowed[0].steps) or "(none)"
-        broken = "base 12.4.3" if answer.total != allowed[0].total else rule
+        broken = "base 12.4.3" if answer.total > loss or answer.total < allowed[0].total else rule
         raise IllegalOrder(f"these steps take {answer.total} of the loss number {loss}; the rules ask for "
                            f"{allowed[0].total} taken as they allow, e.g. steps={example}", rule=broken,
                            field="steps")

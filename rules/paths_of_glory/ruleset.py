@@ -181,7 +181,7 @@ class PathsOfGlory(Ruleset[PogState]):
 
     def _within_combat(self, state: PogState, kind: str, order: Mapping) -> None:
         """A side's choice in the open combat: its losses, a retreat or a stand, an advance or pass."""
-        from . import battle, retreat
+        from . import advance, battle, retreat
 
         combat = state.action["combat"]
         if kind == "losses":
@@ -190,9 +190,8 @@ class PathsOfGlory(Ruleset[PogState]):
             retreat.retreat(state, combat, order["units"], order["path"])
         elif kind == "stand":
             retreat.stand(state, combat, str(order["unit"]))
-            combat["must_retreat"] = False
         elif kind == "advance":
-            retreat.advance(state, combat, order["units"], order["path"])
+            advance.advance(state, combat, order["units"], order["path"])
         else:  # pass: no (more) advance
             combat["advance_over"] = True
         if combat.get("advance_over"):
