@@ -15,7 +15,7 @@ from pbem.rules.paths_of_glory.ruleset import PathsOfGlory
 from pbem.rules.paths_of_glory.state import PogState, position_from_case
 
 from pbem.dice import FixedDice
-from pbem.ruleset import Chance, Decision
+from pbem.ruleset import Chance, Decision, Seat, Setup
 
 RULESET = PathsOfGlory()
 
@@ -33,9 +33,14 @@ def load_cases(pattern: str) -> list[tuple[str, dict]]:
 
 
 def position(case: dict):
+    """The case's position; with `options`, the charter's optional rules too (a two-player setup)."""
     variants = frozenset(case.get("variants", DEFAULT_VARIANTS))
     assert variants <= set(variant_names()), variants
-    return position_from_case(case.get("position", {}), variants)
+    state = position_from_case(case.get("position", {}), variants)
+    if "options" in case:
+        roster = (Seat("ap", ("ap",), "player"), Seat("cp", ("cp",), "player"))
+        state.setup = Setup("august_1914", roster, options=dict(case["options"]))
+    return state
 
 
 # ---------------------------------------------------------------------------------- playing orders

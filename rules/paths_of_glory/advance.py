@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder
 
 from . import forts
-from .combat import charts
+from .combat import charts, crosses_barred
 from .movement import (
     CHANNEL_PORTS,
     RACE_TO_THE_SEA,
@@ -77,6 +77,10 @@ def _check_advance(state: PogState, combat: Mapping, moving: list[str], spaces: 
     if not spaces or spaces[0] != target:
         raise IllegalOrder(f"an advance enters the defending space {name(target)} first", rule="base 12.7.2",
                            field="path[0]")
+    for unit in moving:
+        steps = zip([state.units[unit].space, *spaces[:-1]], spaces, strict=True)
+        if any(crosses_barred(a, b, combat.get("barred", [])) for a, b in steps):
+            raise IllegalOrder(f"{unit} may not advance across Trent–Verona", rule="19.1.1", field="path")
     if len(spaces) > 1:
         _check_onward(state, combat, moving, spaces, set(combat.get("vacated", [])))
     end = spaces[-1]

@@ -31,23 +31,36 @@ def charts() -> dict:
 
 # ---------------------------------------------------------------------------------- designation
 
-def designate(state: PogState, side: str, order: Mapping, activation: Activation, action: dict) -> dict:
+def designate(state: PogState, side: str, order: Mapping, activation: Activation, action: dict,
+              barred: tuple[tuple[str, str], ...] = ()) -> dict:
     """base 12.1, 12.2.2: the attacking units and the one defending space; a new combat table.
-    Raises IllegalOrder (naming the rule and the field), changing nothing."""
+    `barred` are connections no combat or advance may cross (19.1.1). Raises IllegalOrder
+    (naming the rule and the field), changing nothing."""
     space = space_named(state, str(order.get("space", "")), "space", "base 12.2.2")
     units = _attackers(state, side, order.get("units") or [], activation, action)
     _check_target(state, side, units, space, action)
+    for i, unit in enumerate(units):
+        if crosses_barred(state.units[unit].space, space, barred):
+            raise IllegalOrder(f"{unit} may not attack across the {state.map.name_of(state.units[unit].space)}–"
+                               f"{state.map.name_of(space)} connection", rule="19.1.1", field=f"units[{i}]")
     spaces = sorted({state.units[u].space for u in units}, key=state.map.index.__getitem__)
     _check_nations(state, units, spaces)
     defenders = _defenders(state, side, space)
     combat = {"rule": "base 12.2", "side": side, "space": space, "attackers": units, "attack_spaces": spaces,
               "defenders": defenders, "fort_only": not defenders, "step": "fire", "log": []}
+    if barred:
+        combat["barred"] = [list(pair) for pair in barred]
     pinning = order.get("pinning")
     if pinning:
         combat["pinning"] = _check_flank(state, combat, str(pinning))
     action.setdefault("attacked_units", []).extend(units)
     action.setdefault("attacked_spaces", []).append(space)
     return combat
+
+
+def crosses_barred(a: str, b: str, barred) -> bool:
+    """Does the step a -> b use a connection barred to combat and advance (19.1.1)?"""
+    return any({a, b} == set(pair) for pair in barred)
 
 
 def _attackers(state: PogState, side: str, named: list, activation: Activation, action: Mapping) -> list[str]:

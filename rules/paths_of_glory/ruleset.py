@@ -173,11 +173,17 @@ class PathsOfGlory(Ruleset[PogState]):
 
         self._end_movement(state)
         activation = movement.Activation.load(state.action["activation"])
-        designated = combat.designate(state, state.active, order, activation, state.action)
+        designated = combat.designate(state, state.active, order, activation, state.action, self._barred(state))
         state.action["combat"] = designated
         if state.mo:  # 7.1.3-7.1.8: judged at designation
             offensives.designate_combat(state, state.active, designated["attackers"], designated["defenders"],
                                         designated["space"])
+
+    def _barred(self, state: PogState) -> tuple[tuple[str, str], ...]:
+        """19.1.1 (an option): Trent–Verona stays on the map, closed to combat and advance."""
+        if state.setup is not None and self.chosen(state.setup).get("italy_19_1_1"):
+            return (("trent", "verona"),)
+        return ()
 
     def _within_combat(self, state: PogState, kind: str, order: Mapping) -> None:
         """A side's choice in the open combat: its losses, a retreat or a stand, an advance or pass."""
@@ -375,7 +381,7 @@ class PathsOfGlory(Ruleset[PogState]):
         return picture.draw(state, focus)
 
     def views(self, state: PogState, private: Mapping[str, dict] | None = None) -> dict:
-        from . import views
+        from . import record_views, views
 
         return {
             "map": View("spaces by nation: control, forts, trenches, units and OOS markers; 'map NATION' for one "
@@ -389,6 +395,12 @@ class PathsOfGlory(Ruleset[PogState]):
             "supply": View("each unit: supplied, special or out, the sources it reaches, its OOS marker; "
                            "'supply ap' or 'supply cp' for one side",
                            lambda side=None: views.supply_data(state, side), views.render_supply),
+            "tracks": View("VP, war status and commitment, the US entry and Russian tracks, RPs, mandated "
+                           "offensives, turn and round",
+                           lambda: record_views.tracks_data(state), record_views.render_tracks),
+            "combat": View("the turn's last combat step by step (strengths, shifts, dice, losses, retreat, advance); "
+                           "'combat N' for the Nth",
+                           lambda number=None: record_views.combat_data(state, number), record_views.render_combat),
         }
 
 

@@ -1,0 +1,96 @@
+"""`pbem show tracks` and `pbem show combat [N]` for Paths of Glory: the record tracks and the
+turn's combats, step by step. Each view has a data function (what --json prints) and a render
+function drawing exactly that data."""
+
+from __future__ import annotations
+
+from pbem.errors import UsageError
+
+from . import war
+from .replacements import rp_types
+from .state import PogState
+
+SIDES = ("ap", "cp")
+
+
+def tracks_data(state: PogState) -> dict:
+    """VP, both war statuses and the combined one, commitment, the SoE tracks and boxes, the CP
+    Russian VP, RPs, MOs, turn, round and rounds in the turn."""
+    return {
+        "turn": state.turn, "turn_label": state.turn_label, "round": state.round,
+        "rounds": war.rounds_per_turn(state), "active": state.active,
+        "vp": war.track(state, "vp"),
+        "war_status": {side: state.war_status[side] for side in SIDES},
+        "combined_war_status": war.combined_war_status(state),
+        "commitment": {side: state.commitment[side] for side in SIDES},
+        "br_us_involvement": war.track(state, "br_us_involvement"),
+        "russian_turmoil": war.track(state, "russian_turmoil"),
+        "cp_russian_vp": war.track(state, "cp_russian_vp"),
+        "us_entry": war.box(state, "us_entry"),
+        "russian_capitulation": war.box(state, "russian_capitulation"),
+        "rp": {side: {rp: war.track(state, f"rp_{rp}") for rp in rp_types(side)} for side in SIDES},
+        "mandated_offensives": {side: state.mo.get(side, "not rolled") for side in SIDES},
+    }
+
+
+def render_tracks(data: dict):
+    from rich.table import Table
+
+    from pbem.report import literal
+
+    table = Table(title=literal(f"Tracks: {data['turn_label']} (turn {data['turn']}), round {data['round']} "
+                                f"of {data['rounds']}, {data['active'].upper()} to act"), title_justify="left")
+    table.add_column("track")
+    table.add_column("Allied Powers")
+    table.add_column("Central Powers")
+    table.add_row("VP", literal(str(data["vp"])), "")
+    table.add_row("war status", *(literal(str(data["war_status"][side])) for side in SIDES))
+    table.add_row("combined war status", literal(str(data["combined_war_status"])), "")
+    table.add_row("commitment", *(literal(data["commitment"][side]) for side in SIDES))
+    table.add_row("mandated offensive", *(literal(data["mandated_offensives"][side]) for side in SIDES))
+    table.add_row("BR entry / US involvement", literal(f"{data['br_us_involvement']} ({data['us_entry']})"), "")
+    table.add_row("Russian turmoil", "", literal(f"{data['russian_turmoil']} ({data['russian_capitulation']})"))
+    table.add_row("CP Russian VP", "", literal(str(data["cp_russian_vp"])))
+    table.add_row("RPs", *(literal(", ".join(f"{rp.upper()} {n}" for rp, n in data["rp"][side].items()))
+                           for side in SIDES))
+    return table
+
+
+def combat_data(state: PogState, number: str | None = None) -> dict:
+    """The turn's combat `number` (1 is the first; none given: the last, or the one under way)."""
+    combats = [*state.combats, *([state.action["combat"]] if state.action.get("combat") else [])]
+    if not combats:
+        raise UsageError(f"no combat has been fought in turn {state.turn} yet", field="N")
+    if number is None:
+        return {"number": len(combats), "of": len(combats), **combats[-1]}
+    if not number.isdigit() or not 1 <= int(number) <= len(combats):
+        raise UsageError(f"combat N is 1 to {len(combats)} this turn, not {number!r}", field="N")
+    return {"number": int(number), "of": len(combats), **combats[int(number) - 1]}
+
+
+def render_combat(data: dict):
+    from rich.console import Group
+    from rich.text import Text
+
+    from pbem.report import literal
+
+    lines = [literal(f"Combat {data['number']} of {data['of']} this turn: {data['side'].upper()} attacks "
+                     f"{data['space']} from {', '.join(data['attack_spaces'])}", "bold"),
+             literal(f"attackers: {', '.join(data['attackers'])}"),
+             literal(f"defenders: {', '.join(data['defenders']) or 'none (a fort alone)'}")]
+    if "flank" in data:
+        flank = data["flank"]
+        lines.append(literal(f"flank attack pinned from {data['pinning']}: die {flank['die']}{flank['drm']:+d}, "
+                             f"{'succeeds' if flank['success'] else 'fails'} ({'; '.join(flank['reasons'])})"))
+    for who in ("attacker", "defender"):
+        fire = data.get(f"{who}_fire")
+        if fire:
+            why = "; ".join(fire["reasons"]) or "no shift"
+            lines.append(literal(f"{who}: {fire['strength']} on the {fire['table']} table, shift {fire['shift']:+d} "
+                                 f"({why}), column {fire['label']}, die {fire['die']}{fire['drm']:+d}: loss number "
+                                 f"{fire['loss_number']}"))
+    lines += [literal(f"supply: {reason}", "dim") for reason in data.get("supply_reasons", [])]
+    lines += [literal(f"· {line}") for line in data["log"]]
+    if data.get("step") != "done":
+        lines.append(Text(f"under way: {data['step']}", style="warn"))
+    return Group(*lines)

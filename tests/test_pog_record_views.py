@@ -1,0 +1,84 @@
+"""`pbem show tracks` and `pbem show combat` for Paths of Glory: the data --json prints and the
+drawing made of exactly that data."""
+
+from __future__ import annotations
+
+import io
+import tomllib
+
+import pytest
+from pog_cases import CASES as CASE_DIR
+from pog_cases import RULESET, play, position
+from rich.console import Console
+
+from pbem.errors import UsageError
+
+
+def drawn(view) -> str:
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    console.print(view)
+    return console.file.getvalue()
+
+
+def tannenberg():
+    case = next(c for c in tomllib.loads((CASE_DIR / "combat.toml").read_text())["case"]
+                if c["id"] == "combat_example_1_august_1914")
+    return play(position(case), case["orders"])
+
+
+def test_show_combat_explains_the_first_combat_example_step_by_step():
+    view = RULESET.views(tannenberg())["combat"]
+    data = view.data()
+    assert (data["number"], data["of"], data["space"]) == (1, 1, "tannenberg")
+    assert data["flank"] == {"die": 3, "drm": 1, "success": True, "reasons": data["flank"]["reasons"]}
+    text = " ".join(drawn(view.render(data)).split())
+    for said in ("flank attack pinned from insterberg: die 3+1, succeeds",
+                 "attacker: 7 on the army table, shift +0 (no shift), column 6-8, die 3+0: loss number 4",
+                 "defender: 1 on the corps table", "ru_2_army replaced by ru_corps_9",
+                 "ru_corps_9 retreat to Warsaw", "ge_8_army advance to Tannenberg"):
+        assert said in text, said
+
+
+def test_show_combat_n_names_the_range_when_out_of_it():
+    view = RULESET.views(tannenberg())["combat"]
+    assert view.data("1")["number"] == 1
+    with pytest.raises(UsageError, match="combat N is 1 to 1 this turn, not '2'"):
+        view.data("2")
+
+
+def test_show_combat_before_any_combat_says_so():
+    with pytest.raises(UsageError, match="no combat has been fought in turn 1 yet"):
+        RULESET.views(position({"position": {"base": "1914"}}))["combat"].data()
+
+
+def test_show_tracks_gives_every_record_track():
+    state = position({"position": {"base": "1914", "tracks": {"vp": 12, "russian_turmoil": 4, "rp_fr": 2},
+                                   "war_status": {"cp": 3}, "mo": {"ap": "fr", "cp": "ge"}}})
+    view = RULESET.views(state)["tracks"]
+    data = view.data()
+    assert data["vp"] == 12 and data["war_status"] == {"ap": 0, "cp": 3} and data["combined_war_status"] == 3
+    assert data["russian_turmoil"] == 4 and data["rp"]["ap"]["fr"] == 2
+    assert data["mandated_offensives"] == {"ap": "fr", "cp": "ge"}
+    assert (data["turn"], data["round"], data["rounds"]) == (1, 1, 8)
+    text = drawn(view.render(data))
+    assert "Russian turmoil" in text and "FR 2" in text and "round 1 of 8" in text
+
+
+def test_the_cli_shows_tracks_and_says_when_there_is_no_combat(tmp_path):
+    import json
+    import shutil
+    from pathlib import Path
+
+    from helpers import run_cli
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
+    game = tmp_path / "game"
+    shutil.copytree(example, game, ignore=shutil.ignore_patterns("state.toml", ".lock"))
+    code, out, err = run_cli(["show", "tracks", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 0, err
+    assert json.loads(out)["vp"] == 10 and set(json.loads(out)["mandated_offensives"]) == {"ap", "cp"}
+    code, out, err = run_cli(["show", "combat", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    if code == 0:  # the example holds a combat this turn: its record is shown
+        assert "Combat" in out
+    else:
+        assert code == 2 and "no combat has been fought" in err and len(err.strip().splitlines()) == 1
