@@ -10,6 +10,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from pbem.rules.paths_of_glory import trenches
 from pbem.rules.paths_of_glory.data import variant_names
 from pbem.rules.paths_of_glory.ruleset import PathsOfGlory
 from pbem.rules.paths_of_glory.state import PogState, position_from_case
@@ -73,6 +74,8 @@ def check_expect(state: PogState, expect: dict) -> None:
         assert state.control[space] == side, space
     for space, level in expect.get("trenches", {}).items():
         assert state.trenches.get(space, 0) == level, space
+    for space, side in expect.get("trench_owner", {}).items():
+        assert trenches.owner(state, space) == side, space
     for key, value in expect.get("tracks", {}).items():
         assert state.tracks.get(key, 0) == value, key
     for field in ("mo", "war_status", "commitment"):

@@ -19,7 +19,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import forts, supply
+from . import forts, supply, trenches
 from .movement import Activation, may_cross, space_named
 from .state import PogState, enemy
 
@@ -262,7 +262,8 @@ def _terrain_shift(state: PogState, combat: Mapping, who: str, reasons: list[str
         shift += charts()["terrain_shift"][terrain]
         reasons.append(f"{terrain} {charts()['terrain_shift'][terrain]:+d} (TEC)")
     level = state.trenches.get(space, 0)
-    if level and combat["defenders"]:  # 15.1.6: no trench benefit for a fort alone
+    if level and combat["defenders"] and trenches.owner(state, space) == enemy(combat["side"]):
+        # 15.1.6: no trench benefit for a fort alone; R03: only the trench's own side benefits
         attacker, defender = charts()["trench_shift"][str(min(level, 2))]
         shift += attacker if who == "attacker" else defender
         reasons.append(f"trench level {level} {attacker if who == 'attacker' else defender:+d} (base 11.2.8)")

@@ -257,6 +257,7 @@ def _snapshot(state: PogState) -> dict:
         "units": {u: copy.copy(s) for u, s in state.units.items()},
         "forts": dict(state.forts),
         "trenches": dict(state.trenches),
+        "trench_owner": dict(state.trench_owner),
     }
 
 
@@ -269,6 +270,8 @@ def _restore(state: PogState, snap: dict) -> None:
     state.forts.update(snap["forts"])
     state.trenches.clear()
     state.trenches.update(snap["trenches"])
+    state.trench_owner.clear()
+    state.trench_owner.update(snap["trench_owner"])
 
 
 def move(state: PogState, side: str, order: Mapping, supplied: Callable[[str], bool],
@@ -466,9 +469,9 @@ def _arrive(state: PogState, side: str, unit: str, start: str, end: str, path: l
 
 def take_space(state: PogState, side: str, unit: str, end: str, first: bool, events: list[dict]) -> None:
     """A unit stops in a space its side did not control: enemy trench and control."""
-    if first and state.trenches.get(end, 0):  # base 11.2.5-11.2.6, R03: the first of the side's
-        # units to stop there takes a level off the enemy trench (level 2 becomes its own level 1)
-        left = trenches.lose_level(state, end)
+    if first and trenches.owner(state, end) not in (None, side):  # base 11.2.5-11.2.6, R03: the first
+        # of the side's units to stop there takes a level off the enemy trench (level 2 becomes its own level 1)
+        left = trenches.lose_level(state, end, taker=side)
         events.append({"kind": "trench", "space": end, "level": left, "rule": "base 11.2.5"})
     if not forts.enemy_fort(state, side, end) and unit != ANA:
         state.control[end] = side

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import forts, losses, supply
+from . import forts, losses, supply, trenches
 from .combat import charts
 from .movement import (
     STACKING_LIMIT,
@@ -14,7 +14,7 @@ from .movement import (
     space_named,
     take_space,
 )
-from .state import PogState
+from .state import PogState, enemy
 
 
 def length(combat: Mapping) -> int:
@@ -35,7 +35,7 @@ def may_stand(state: PogState, combat: Mapping) -> bool:
     staying = to_retreat(state, combat)
     steps = sum(1 if state.units[u].reduced else 2 for u in staying)
     return (not combat.get("retreat_paths") and steps > 1
-            and (terrain in charts()["terrain"]["stand"] or state.trenches.get(space, 0) > 0))
+            and (terrain in charts()["terrain"]["stand"] or trenches.owner(state, space) == enemy(combat["side"])))
 
 
 def stand(state: PogState, combat: dict, unit: str) -> list[dict]:

@@ -21,7 +21,7 @@ from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 from . import state as positions
 from .state import PogState, enemy
 
-DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll")  # action kinds waiting for dice
+DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll", "entrench_roll")  # action kinds waiting for dice
 MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")  # options that shape the map
 
 
@@ -124,8 +124,8 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("attacked_spaces"):
             return f"{side}, turn {state.turn} round {state.round}: attack from the spaces activated for attack or pass"
         if state.action.get("kind") == "movement":
-            return (f"{side}, turn {state.turn} round {state.round}: move or build_fort in the activated spaces, "
-                    "attack from the spaces activated for attack, or pass")
+            return (f"{side}, turn {state.turn} round {state.round}: move, build_fort or entrench in the activated "
+                    "spaces, attack from the spaces activated for attack, or pass")
         return f"{side}, turn {state.turn} round {state.round}: activate, economic, political or pass"
 
     def _owner(self, state: PogState, side: str) -> str:
@@ -148,7 +148,10 @@ class PathsOfGlory(Ruleset[PogState]):
         elif kind == "pass":
             if in_movement:
                 self._end_movement(state)
-            self._end_action(state)
+            if state.action.get("entrench"):  # base 11.2.2: rolled after all movement (R83)
+                state.action["kind"] = "entrench_roll"
+            else:
+                self._end_action(state)
         elif kind == "attack":
             self._attack(state, order)
         elif in_movement:
@@ -216,6 +219,10 @@ class PathsOfGlory(Ruleset[PogState]):
         if kind == "move":
             movement.move(state, side, {"units": order["units"], "path": order["path"]}, self._supplied(state),
                           activation, state.action.setdefault("pending", {}))
+        elif kind == "entrench":
+            from . import entrench
+
+            entrench.attempt(state, side, str(order["unit"]), activation, state.action)
         else:
             build = forts.rebuild_fort if order.get("rebuild") else forts.build_fort
             build(state, side, self._space_field(state, order), order["corps"], activation,
@@ -300,7 +307,13 @@ class PathsOfGlory(Ruleset[PogState]):
         from . import battle, forts, peace, turn
 
         combat, kind = state.action.get("combat"), state.action.get("kind")
-        if combat:
+        if state.action.get("entrench"):  # base 11.2.2: the entrench dice come first, after movement
+            from . import entrench
+
+            entrench.roll(state, dice, state.action)
+        if kind == "entrench_roll":
+            self._end_action(state)
+        elif combat:
             battle.roll(state, combat, dice)
             if combat["step"] == "done":
                 del state.action["combat"]
@@ -372,7 +385,7 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("attacked_spaces"):
             return ("attack", "pass")  # base 9.2.9: movement is over once combat begins
         if state.action.get("kind") == "movement":
-            return ("move", "build_fort", "attack", "pass")
+            return ("move", "build_fort", "entrench", "attack", "pass")
         return ("activate", "economic", "political", "pass")
 
     def picture(self, state: PogState, focus: str | None = None) -> str | None:

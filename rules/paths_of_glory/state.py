@@ -69,6 +69,7 @@ class PogState:
     units: dict[str, UnitState] = field(default_factory=dict)  # units on the map or in a box
     forts: dict[str, str] = field(default_factory=dict)  # every fort space: intact, besieged, destroyed
     trenches: dict[str, int] = field(default_factory=dict)
+    trench_owner: dict[str, str] = field(default_factory=dict)  # R03: each trench's side (trenches.owner)
     war_status: dict[str, int] = field(default_factory=lambda: {"ap": 0, "cp": 0})
     commitment: dict[str, str] = field(default_factory=lambda: {"ap": "mobilization", "cp": "mobilization"})
     # Numbered tracks beyond war status (VP, BR Entry / US Involvement, Russian Turmoil, RPs...):
@@ -163,6 +164,7 @@ def initial_position(variants: frozenset[str] = NO_VARIANTS) -> PogState:
         state.units[placement.unit] = UnitState(placement.space, placement.reduced)
     for trench in setup.trenches:
         state.trenches[trench.space] = trench.level
+        state.trench_owner[trench.space] = trench.faction
     state.forts = {space: "intact" for space, facts in spaces.items() if facts.get("fort", 0)}
     state.start = Start.of(state)  # position_from_case sets its own once the case is placed
     return state
@@ -181,6 +183,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     if base == "empty":
         state.units = {}
         state.trenches = {}
+        state.trench_owner = {}
     elif base != "1914":
         raise ValueError(f"unknown base position {base!r}")
     state.turn = position.get("turn", state.turn)
@@ -204,7 +207,9 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     for space, strength in position.get("built_forts", {}).items():
         state.built_forts[_space(state, space)] = strength
     for space, level in position.get("trenches", {}).items():
-        state.trenches[_space(state, space)] = level
+        where = _space(state, space)
+        state.trenches[where] = level
+        state.trench_owner[where] = position.get("trench_owner", {}).get(space, state.control[where])
     state.war_status.update(position.get("war_status", {}))
     state.commitment.update(position.get("commitment", {}))
     state.tracks.update(position.get("tracks", {}))
@@ -243,9 +248,17 @@ def dump(state: PogState) -> dict:
         "active": state.active,
         "round": state.round,
         "action": state.action,
-        **_unless_empty(tracks=dict(sorted(state.tracks.items())), mo=dict(sorted(state.mo.items())),
+        **_unless_empty(trench_owner=_owners_apart(state),
+                        tracks=dict(sorted(state.tracks.items())), mo=dict(sorted(state.mo.items())),
                         combats=state.combats, retreated=sorted(state.retreated)),
     }
+
+
+def _owners_apart(state: PogState) -> dict[str, str]:
+    """The trench owners that differ from the space's controller: the dump stays as before for
+    every trench that belongs to the side holding its space."""
+    return {space: side for space, side in sorted(state.trench_owner.items())
+            if space in state.trenches and side != state.control.get(space)}
 
 
 def _unless_empty(**parts) -> dict:
@@ -275,11 +288,13 @@ def load(data: dict, started: PogState) -> PogState:
     ValueError if `data` was dumped against another start (other scenario or map data)."""
     if data.get("start", started.start.digest) != started.start.digest:
         raise ValueError("this position was dumped against another start position")
+    control = _apply_changes(started.start.control, data["control"])
+    apart = data.get("trench_owner", {})
     return PogState(
-        variants=frozenset(data["variants"]), turn=data["turn"], at_war=set(data["at_war"]),
-        control=_apply_changes(started.start.control, data["control"]),
+        variants=frozenset(data["variants"]), turn=data["turn"], at_war=set(data["at_war"]), control=control,
         units={u: UnitState(space, bool(reduced), oos) for u, (space, reduced, oos) in data["units"].items()},
         forts=_apply_changes(started.start.forts, data["forts"]), trenches=dict(data["trenches"]),
+        trench_owner={space: apart.get(space, control[space]) for space in data["trenches"]},
         war_status=dict(data["war_status"]), commitment=dict(data["commitment"]), events=set(data["events"]),
         built_forts=dict(data["built_forts"]), removed=set(data["removed"]), active=data["active"],
         round=data["round"], action=_plain_copy(data["action"]), setup=started.setup, start=started.start,
@@ -294,7 +309,8 @@ def copy(state: PogState) -> PogState:
     return replace(
         state, at_war=set(state.at_war), control=dict(state.control),
         units={u: UnitState(s.space, s.reduced, s.oos) for u, s in state.units.items()},
-        forts=dict(state.forts), trenches=dict(state.trenches), war_status=dict(state.war_status),
+        forts=dict(state.forts), trenches=dict(state.trenches), trench_owner=dict(state.trench_owner),
+        war_status=dict(state.war_status),
         commitment=dict(state.commitment), events=set(state.events), built_forts=dict(state.built_forts),
         removed=set(state.removed), action=_plain_copy(state.action), tracks=dict(state.tracks), mo=dict(state.mo),
         combats=_plain_copy(state.combats), retreated=set(state.retreated),

@@ -674,6 +674,6 @@ def attrition(state: PogState) -> list[dict]:
         state.control[space] = new
         level = state.trenches.get(space, 0)
         if level:  # base 11.2.7, R24
-            left = trenches.lose_level(state, space)
+            left = trenches.lose_level(state, space, taker=new)  # a level 2 becomes the new holder's level 1
             events.append(_event("trench", "14.3.6", space=space, **{"from": level, "to": left}))
     return events

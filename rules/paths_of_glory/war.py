@@ -134,6 +134,7 @@ def enter_war(state: PogState, nation: str, rule: str) -> list[dict]:
     for trench in setup.on_entry_trenches:
         if trench.nation == nation:
             state.trenches[trench.space] = max(state.trenches.get(trench.space, 0), trench.level)
+            state.trench_owner[trench.space] = trench.faction
     return [{"kind": "enters_war", "nation": nation, "units": placed, "rule": rule}]
 
 
