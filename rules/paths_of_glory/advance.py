@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import forts
+from . import forts, near_east
 from .combat import charts, crosses_barred
 from .movement import (
     CHANNEL_PORTS,
@@ -57,6 +57,8 @@ def advance(state: PogState, combat: dict, units: list, path: list) -> list[dict
     events: list[dict] = []
     for unit in moving:
         first = not any(state.faction(u) == side for u in state.units_in(end))
+        for a, b in zip([state.units[unit].space, *spaces[:-1]], spaces, strict=True):
+            near_east.record_crossing(state, a, b)
         state.units[unit].space = end
         events.append({"kind": "advance", "unit": unit, "path": spaces, "rule": "base 12.7"})
         if state.control.get(end) != side:  # 12.7.9, R01, R03: only an enemy space changes hands
@@ -78,9 +80,7 @@ def _check_advance(state: PogState, combat: Mapping, moving: list[str], spaces: 
         raise IllegalOrder(f"an advance enters the defending space {name(target)} first", rule="base 12.7.2",
                            field="path[0]")
     for unit in moving:
-        steps = zip([state.units[unit].space, *spaces[:-1]], spaces, strict=True)
-        if any(crosses_barred(a, b, combat.get("barred", [])) for a, b in steps):
-            raise IllegalOrder(f"{unit} may not advance across Trent–Verona", rule="19.1.1", field="path")
+        _check_steps(state, combat, unit, spaces)
     if len(spaces) > 1:
         _check_onward(state, combat, moving, spaces, set(combat.get("vacated", [])))
     end = spaces[-1]
@@ -95,6 +95,18 @@ def _check_advance(state: PogState, combat: Mapping, moving: list[str], spaces: 
         if not forts.meets_siege(state, end, staying):
             raise IllegalOrder(f"advancing into the fort space {name(end)} needs enough units to besiege it",
                                rule="15.1.1", field="units")
+
+
+def _check_steps(state: PogState, combat: Mapping, unit: str, spaces: list[str]) -> None:
+    """19.1.1, base 11.3.1-11.3.2: connections and Near East spaces closed to this advance."""
+    for a, b in zip([state.units[unit].space, *spaces[:-1]], spaces, strict=True):
+        if crosses_barred(a, b, combat.get("barred", [])):
+            raise IllegalOrder(f"{unit} may not advance across Trent–Verona", rule="19.1.1", field="path")
+        if near_east.army_barred(state, unit, b):
+            raise IllegalOrder(f"{unit} may not advance into the Near East", rule="base 11.3.1", field="path")
+        crossing = near_east.caucasus_refusal(state, unit, a, b)
+        if crossing:
+            raise IllegalOrder(crossing, rule="base 11.3.2", field="path")
 
 
 def _check_onward(state: PogState, combat: Mapping, moving: list[str], spaces: list[str], vacated: set[str]) -> None:

@@ -19,7 +19,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import forts, supply, trenches
+from . import forts, near_east, supply, trenches, war
 from .movement import Activation, may_cross, space_named
 from .state import PogState, enemy
 
@@ -45,6 +45,11 @@ def designate(state: PogState, side: str, order: Mapping, activation: Activation
                                f"{state.map.name_of(space)} connection", rule="19.1.1", field=f"units[{i}]")
     spaces = sorted({state.units[u].space for u in units}, key=state.map.index.__getitem__)
     _check_nations(state, units, spaces)
+    _check_london(state, spaces)
+    barred_by_treaty = war.brest_litovsk_bars_attack(state, units, _defenders(state, side, space), space)
+    if barred_by_treaty:
+        raise IllegalOrder("after the Treaty of Brest-Litovsk Russian units do not attack, and only Turks on the "
+                           "Near East map attack them", rule=barred_by_treaty, field="units")
     defenders = _defenders(state, side, space)
     combat = {"rule": "base 12.2", "side": side, "space": space, "attackers": units, "attack_spaces": spaces,
               "defenders": defenders, "fort_only": not defenders, "step": "fire", "log": []}
@@ -53,6 +58,8 @@ def designate(state: PogState, side: str, order: Mapping, activation: Activation
     pinning = order.get("pinning")
     if pinning:
         combat["pinning"] = _check_flank(state, combat, str(pinning))
+    for unit in units:
+        near_east.record_crossing(state, state.units[unit].space, space)
     action.setdefault("attacked_units", []).extend(units)
     action.setdefault("attacked_spaces", []).append(space)
     return combat
@@ -114,6 +121,12 @@ def _check_attacker(state: PogState, unit: str, space: str, besieged: bool, wher
     if here != space and not may_cross(state, unit, here, space):
         raise IllegalOrder(f"{unit} may not attack across the connection from {state.map.name_of(here)} to {name}",
                            rule="base 12.1.9", field=where)
+    if near_east.army_barred(state, unit, space):
+        raise IllegalOrder(f"{unit} is not one of the armies that may attack into the Near East", rule="base 11.3.1",
+                           field=where)
+    crossing = near_east.caucasus_refusal(state, unit, here, space)
+    if crossing:
+        raise IllegalOrder(crossing, rule="base 11.3.2", field=where)
     if forts.desert_summer(state, here):
         raise IllegalOrder(f"{unit} is in a desert space: no combat out of it in Summer", rule="15.2.5", field=where)
     barred = forts.fort_attack_barred(state, unit, space)
@@ -156,6 +169,13 @@ def _check_nations(state: PogState, units: list[str], spaces: list[str]) -> None
             return
     raise IllegalOrder(f"units of {', '.join(sorted(nations))} attack together only if one attacking space holds "
                        "attacking units of every one of them", rule="base 12.1.11.1", field="units")
+
+
+def _check_london(state: PogState, spaces: list[str]) -> None:
+    """base 12.1.10: units in London attack only together with units in France or Belgium."""
+    if "london" in spaces and not any(state.map.nation[state.map.index[s]] in ("fr", "be") for s in spaces):
+        raise IllegalOrder("units in London attack only in a combat with friendly units in France or Belgium",
+                           rule="base 12.1.10", field="units")
 
 
 # ---------------------------------------------------------------------------------- flank attacks

@@ -67,7 +67,7 @@ from typing import NoReturn
 
 from pbem.errors import IllegalOrder
 
-from . import connections, forts, trenches
+from . import connections, forts, near_east, trenches
 from .data import UnknownSpace
 from .roles import ANA, BEF_UNITS
 from .state import PogState, UnitState
@@ -393,6 +393,7 @@ def _walk(state: PogState, side: str, step: _Step, start: str, path: list[str], 
     for j, nxt in enumerate(path):
         at = _sub(step.field, f"path[{j}]")
         _check_step(state, side, step, current, nxt, at)
+        near_east.record_crossing(state, current, nxt)
         if forts.stops_movement(state, side, nxt):
             if j != len(path) - 1:
                 _refuse(state, step, f"entering the unbesieged enemy fort space {state.map.name_of(nxt)} ends "
@@ -418,6 +419,9 @@ def _check_link(state: PogState, step: _Step, current: str, nxt: str, at: str) -
         _refuse(state, step, f"{target} holds no MEF Beach Head", "base 11.1.10", at)
     if not may_cross(state, step.unit, current, nxt):
         _refuse(state, step, f"may not use the limited connection {pog.name_of(current)}-{target}", "base 11.1.4", at)
+    crossing = near_east.caucasus_refusal(state, step.unit, current, nxt)
+    if crossing:
+        _refuse(state, step, crossing, "base 11.3.2", at)
 
 
 def _check_entry(state: PogState, side: str, step: _Step, nxt: str, at: str) -> None:
@@ -431,8 +435,7 @@ def _check_entry(state: PogState, side: str, step: _Step, nxt: str, at: str) -> 
         _refuse(state, step, f"{target} holds enemy units", "base 11.1.7", at)
     if unit in BEF_UNITS and pog.nation[pog.index[nxt]] not in BEF_NATIONS:
         _refuse(state, step, f"the BEF may not enter {target}", "base 11.1.17", at)
-    facts = state.unit_facts[unit]
-    if facts.type == "army" and pog.map[pog.index[nxt]] == "neareast" and not facts.near_east:
+    if near_east.army_barred(state, unit, nxt):
         _refuse(state, step, f"this army may not enter the Near East map ({target})", "base 11.3.1", at)
     if forts.russian_barred(state, unit, nxt):
         _refuse(state, step, f"Russian units may not enter the German fort space {target} in August 1914",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import forts, losses, supply, trenches
+from . import forts, losses, near_east, supply, trenches
 from .combat import charts
 from .movement import (
     STACKING_LIMIT,
@@ -107,6 +107,8 @@ def _may_enter(state: PogState, unit: str, start: str, space: str) -> bool:
     side = state.faction(unit)
     occupant = state.occupant(space)
     return (may_cross(state, unit, start, space) and not state.neutral(space)
+            and not near_east.army_barred(state, unit, space)
+            and near_east.caucasus_refusal(state, unit, start, space) is None
             and (occupant is None or occupant == side)
             and not (forts.enemy_fort(state, side, space) and state.forts.get(space) == "intact"))
 
@@ -142,6 +144,8 @@ def _arrive(state: PogState, unit: str, end: str, spaces: list[str]) -> list[dic
     """The retreating unit stops: its side takes the space if it was the enemy's (12.5.5, R01, R03)."""
     side = state.faction(unit)
     first = not any(state.faction(u) == side for u in state.units_in(end))
+    for a, b in zip([state.units[unit].space, *spaces[:-1]], spaces, strict=True):
+        near_east.record_crossing(state, a, b)
     state.units[unit].space = end
     state.retreated.add(unit)
     events = [{"kind": "retreat", "unit": unit, "path": spaces, "rule": "base 12.5"}]

@@ -1,0 +1,36 @@
+"""The Near East map's limits on armies and on the Caucasus crossing (base 11.3.1-11.3.2, 12.1.9),
+shared by movement, attack, retreat and advance."""
+
+from __future__ import annotations
+
+from .state import PogState
+
+CAUCASUS_LINKS = (frozenset({"caucasus", "poti"}), frozenset({"caucasus", "grozny"}))  # base 11.3.2
+CROSSED_TURN = "ru_caucasus_crossed_turn"  # track: the turn a Russian corps last crossed
+FALL_OF_THE_TSAR = "fall_of_the_tsar"
+
+
+def army_barred(state: PogState, unit: str, space: str) -> bool:
+    """base 11.3.1: only the armies of the Near East list enter or attack Near East spaces."""
+    facts = state.unit_facts[unit]
+    return facts.type == "army" and not facts.near_east and state.map.map[state.map.index[space]] == "neareast"
+
+
+def caucasus_refusal(state: PogState, unit: str, a: str, b: str) -> str | None:
+    """base 11.3.2, 12.1.9: why a Russian unit may not move, retreat, attack or advance between the
+    Caucasus and the Near East (Poti, Grozny), or None: never an army, never after the Fall of the
+    Tsar, and one corps a turn."""
+    if frozenset({a, b}) not in CAUCASUS_LINKS or state.nation(unit) != "ru":
+        return None
+    if state.unit_facts[unit].type == "army":
+        return "a Russian army never crosses between the Caucasus and the Near East"
+    if FALL_OF_THE_TSAR in state.events:
+        return "after the Fall of the Tsar no Russian unit crosses between the Caucasus and the Near East"
+    if state.tracks.get(CROSSED_TURN) == state.turn:
+        return "a Russian corps has already crossed between the Caucasus and the Near East this turn"
+    return None
+
+
+def record_crossing(state: PogState, a: str, b: str) -> None:
+    if frozenset({a, b}) in CAUCASUS_LINKS:
+        state.tracks[CROSSED_TURN] = state.turn
