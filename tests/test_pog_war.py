@@ -195,3 +195,16 @@ def test_rulings_cited_exist():
     sources = [*root.glob("*.py"), *(root / "data").glob("*.toml"), *cases.glob("*.toml")]
     cited = {f"R{r}" for path in sources for r in re.findall(r"\bR(\d\d)\b", path.read_text())}
     assert cited <= set(written), sorted(cited - set(written))
+
+
+def test_a_charter_vp_bid_counts_at_the_end_only():
+    """base 5.6.1: the Allies bid 1 VP to play their side; the final VP 12 becomes 13, a CP win
+    at the campaign's 13 (5.5.2.2), while automatic victory ignores it (5.6.1.1)."""
+    from pbem.rules.paths_of_glory.ruleset import PathsOfGlory
+    from pbem.ruleset import Seat, Setup
+
+    roster = (Seat("alice", ("ap",), "player"), Seat("bob", ("cp",), "player"))
+    state = PathsOfGlory().new_state(Setup("august_1914", roster, options={"vp_bid": 1, "vp_bid_to": "cp"}))
+    assert state.tracks["vp_bid"] == 1 and "vp_bid" in state.events
+    state.tracks["vp"] = 12
+    assert victory.final_result(state, "campaign", "the last turn", "base 5.5.1")["winner"] == "cp"

@@ -54,6 +54,11 @@ class PathsOfGlory(Ruleset[PogState]):
         from . import war
 
         state.tracks = {**war.starting_tracks(), **state.tracks}
+        chosen = self.chosen(setup)
+        if chosen["vp_bid"]:
+            from . import victory
+
+            victory.record_bid(state, chosen["vp_bid"], chosen["vp_bid_to"])
         if not state.mo:
             state.action = {"kind": "offensives"}  # 7.1.1: the first turn opens with its MO roll (R81)
         return state
