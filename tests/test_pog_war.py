@@ -201,6 +201,7 @@ def test_a_charter_vp_bid_counts_at_the_end_only():
     """base 5.6.1: the Allies bid 1 VP to play their side; the final VP 12 becomes 13, a CP win
     at the campaign's 13 (5.5.2.2), while automatic victory ignores it (5.6.1.1)."""
     from pbem.rules.paths_of_glory.ruleset import PathsOfGlory
+
     from pbem.ruleset import Seat, Setup
 
     roster = (Seat("alice", ("ap",), "player"), Seat("bob", ("cp",), "player"))
