@@ -97,7 +97,7 @@ def check_offer(state: PogState, side: str, scenario: str = "campaign") -> None:
     """May `side` offer peace terms now? (16.5.3.1, 16.5.3.3, base 5.3.3; R72: not the CP after 14 Points.)"""
     refusal = _offer_refusal(state, side, scenario)
     if refusal:
-        raise IllegalOrder(refusal[1], rule=refusal[0], field="kind")
+        raise IllegalOrder(refusal[1], rule=refusal[0], field="peace")
 
 
 def _offer_refusal(state: PogState, side: str, scenario: str) -> tuple[str, str] | None:
