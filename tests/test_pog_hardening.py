@@ -91,15 +91,20 @@ def test_rules_lists_no_italy_19_2(example):
     code, out, err = run_cli(["rules", "paths_of_glory", "--json"], example.parent)
     assert code == 0, err
     assert set(json.loads(out)["options"]) == {"vesting_holland", "italy_19_1", "italy_19_1_1", "italy_19_1_2",
-                                               "italy_19_1_3"}
+                                               "italy_19_1_3", "vp_bid", "vp_bid_to"}
 
 
 def test_every_option_changes_the_game():
     """An option `pbem rules` lists must do something: each one, turned from its default, changes
-    the starting position (today every option is a map change)."""
-    plain = dump(ruleset.new_state(Setup("august_1914", _seats())))
+    the starting position (the map, or the recorded VP bid). The side a bid is ceded to matters
+    once there is a bid."""
+    companions = {"vp_bid_to": {"vp_bid": 1}}
     for name, spec in ruleset.options.items():
-        changed = dump(ruleset.new_state(Setup("august_1914", _seats(), {name: not spec.default})))
+        with_it = companions.get(name, {})
+        plain = dump(ruleset.new_state(Setup("august_1914", _seats(), dict(with_it))))
+        other = {"bool": lambda: not spec.default, "int": lambda: spec.default + 1,
+                 "choice": lambda: next(c for c in spec.choices if c != spec.default)}[spec.type]()
+        changed = dump(ruleset.new_state(Setup("august_1914", _seats(), {**with_it, name: other})))
         assert changed != plain, name
 
 

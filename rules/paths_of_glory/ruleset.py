@@ -267,12 +267,13 @@ class PathsOfGlory(Ruleset[PogState]):
     def _political(self, state: PogState, order: Mapping) -> None:
         """A voluntary Political Action: attrition for both sides (14.3.6), then foreign policy
         (16.5.2, rolled at this entry's roll point) or an offer of peace terms (16.5.3) if chosen."""
-        from . import peace, supply, victory
+        from . import peace, supply, turn, victory
 
         if order.get("policy") and order.get("peace"):
             raise IllegalOrder("peace terms are offered instead of foreign policy, not with it", rule="16.5.3.1",
                                field="peace")
         supply.attrition(state)
+        turn.sync_control_vp(state)  # 16.5.3.1 reads the VP after attrition's changes of control
         if order.get("policy"):
             if order["policy"] not in peace.POLITICAL_TRACKS:
                 raise IllegalOrder(f"foreign policy moves {' or '.join(peace.POLITICAL_TRACKS)}", rule="16.5.2",

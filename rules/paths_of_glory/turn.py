@@ -51,11 +51,14 @@ def sync_control_vp(state: PogState) -> None:
 def end_action(state: PogState, first: str) -> None:
     """8.1.5-8.1.7, 16.1.2, base 5.4.1, then 8.2.3: the next side acts, or the turn ends."""
     supply.oos_step(state)
+    sync_control_vp(state)  # the action's changes of control count for 8.1.7 and the end checks
     scenario = victory.scenario_kind(state)
     war.end_of_action(state, state.active, scenario)
     sync_control_vp(state)
     _record(state, victory.end_after_action(state, scenario))
     state.action = {}
+    if result(state) is not None:
+        return  # base 5.4.1: the game ended with this action
     if state.active == first:
         state.active = enemy(first)
         return
@@ -72,6 +75,8 @@ def _end_turn(state: PogState) -> None:
 
     scenario = victory.scenario_kind(state)
     _record(state, victory.war_status_phase(state, None, scenario))
+    if result(state) is not None:
+        return  # base 6 H: the turn marker stays where the war ended
     replacements.turn_end(state)
     state.round = 1
     state.turn += 1
