@@ -102,10 +102,17 @@ def test_every_option_changes_the_game():
     for name, spec in ruleset.options.items():
         with_it = companions.get(name, {})
         plain = dump(ruleset.new_state(Setup("august_1914", _seats(), dict(with_it))))
-        other = {"bool": lambda: not spec.default, "int": lambda: spec.default + 1,
-                 "choice": lambda: next(c for c in spec.choices if c != spec.default)}[spec.type]()
-        changed = dump(ruleset.new_state(Setup("august_1914", _seats(), {**with_it, name: other})))
+        changed = dump(ruleset.new_state(Setup("august_1914", _seats(), {**with_it, name: _other_value(spec)})))
         assert changed != plain, name
+
+
+def _other_value(spec):
+    """A value of the option other than its default."""
+    if spec.type == "bool":
+        return not spec.default
+    if spec.type == "int":
+        return spec.default + 1
+    return next(choice for choice in spec.choices if choice != spec.default)
 
 
 def test_a_charter_naming_italy_19_2_is_refused():

@@ -5,7 +5,7 @@ asked (R49)."""
 
 from __future__ import annotations
 
-from . import advance, forts, losses, retreat
+from . import advance, combat_cards, forts, losses, retreat, war
 from . import combat as fire
 from .state import PogState, enemy
 
@@ -16,10 +16,12 @@ def side_of(combat: dict, role: str) -> str:
 
 def roll(state: PogState, combat: dict, dice) -> list[dict]:
     """The dice of this roll point: the flank die and first fire, the second fire, or both fires."""
-    sequential = "pinning" in combat
-    if sequential and "flank" not in combat:
+    sequential = "pinning" in combat or combat_cards.has(combat, "fire_first", "attacker")
+    if "pinning" in combat and "flank" not in combat:
         first = "attacker" if fire.roll_flank(state, combat, dice) else "defender"
         combat["fire_order"] = [first, fire.enemy_role(first)]
+    elif sequential:
+        combat["fire_order"] = ["attacker", "defender"]  # a card lets the attacker fire first
     order = combat.get("fire_order", ["attacker", "defender"])
     if not sequential:
         for who in order:
@@ -135,6 +137,7 @@ def _judge(state: PogState, combat: dict) -> list[dict]:
     full = any(state.units[u].space in state.map.index and not state.units[u].reduced
                for u in combat["attackers"] if u not in stand_ins)
     combat["must_retreat"] = combat["winner"] == "attacker" and full
+    combat_cards.settle(combat)
     combat["must_retreat"] = combat["must_retreat"] and bool(retreat.to_retreat(state, combat))
     combat["log"].append(f"winner: {combat['winner']}" + (f"; the defenders retreat {retreat.length(combat)} "
                                                           "space(s)" if combat["must_retreat"] else ""))
@@ -148,6 +151,10 @@ def finish(state: PogState, combat: dict) -> list[dict]:
     space = combat["space"]
     if combat.get("fort_hit") and any(state.units[u].space == space for u in combat["attackers"]):
         events += forts.destroy_fort(state, space, "15.1.7.1")
+    if not any(state.units[u].space == space for u in combat.get("advanced", [])):
+        for effect in combat_cards.effects(combat, "attacker"):
+            if effect["kind"] == "vp_if_no_advance":  # e.g. Peace Offensive: the price of no advance
+                events += war.add_vp(state, effect["value"], effect["card"], "no advance into the space")
     for where in dict.fromkeys([space, *combat["attack_spaces"]]):
         events += forts.update_siege(state, where)
     combat["step"] = "done"

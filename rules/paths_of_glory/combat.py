@@ -19,7 +19,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import forts, near_east, supply, trenches, war
+from . import combat_cards, forts, near_east, supply, trenches, war
 from .movement import Activation, may_cross, space_named
 from .state import PogState, enemy
 
@@ -55,6 +55,10 @@ def designate(state: PogState, side: str, order: Mapping, activation: Activation
               "defenders": defenders, "fort_only": not defenders, "step": "fire", "log": []}
     if barred:
         combat["barred"] = [list(pair) for pair in barred]
+    _supply(state, combat)  # 14.1.1.2 (R20): judged at the start of the combat, for cards and fire
+    if order.get("cards"):  # base 12.2.4, 12.2.6: the attacker's cards, before any flank attempt
+        combat["cards"] = {"attacker": combat_cards.check(state, combat, "attacker", order["cards"])}
+        combat_cards.mark_used(state, combat)
     pinning = order.get("pinning")
     if pinning:
         combat["pinning"] = _check_flank(state, combat, str(pinning))
@@ -190,8 +194,8 @@ def flank_possible(state: PogState, combat: Mapping) -> str | None:
         return "no army attacks"
     if terrain in ("swamp", "mountain"):
         return f"the defending space is {terrain}"
-    if state.trenches.get(space, 0):
-        return "the defending space has a trench"
+    if state.trenches.get(space, 0) and not combat_cards.has(combat, "cancel_trench"):
+        return "the defending space has a trench"  # 12.3.1 note: cards cancelling trenches allow it
     if not combat["defenders"]:
         return "the defending space holds only a fort"
     return None
@@ -263,12 +267,18 @@ def fire_column(state: PogState, combat: Mapping, who: str, modifiers: supply.Co
         value += fort
         reasons.append(f"fort +{fort} (15.1.4)")
     table = "army" if any(state.unit_facts[u].type == "army" for u in units) else "corps"
+    if combat_cards.has(combat, "army_table", who):
+        table = "army"
+        reasons.append("a card fires it on the Army table")
     shift, drm = (modifiers.attacker_shift, modifiers.attacker_drm) if who == "attacker" else \
         (modifiers.defender_shift, modifiers.defender_drm)
     shift += _terrain_shift(state, combat, who, reasons)
     if who == "attacker" and all(state.units[u].space == charts()["rules"]["sinai"] for u in combat["attackers"]):
         drm += charts()["rules"]["sinai_drm"]
         reasons.append(f"all attackers in Sinai: {charts()['rules']['sinai_drm']} (base 12.2.7)")
+    card_drm, named = combat_cards.drm(combat, who)
+    drm += card_drm
+    reasons += named
     column = _column(table, value, shift)
     return {"table": table, "strength": value, "shift": shift, "drm": drm, "column": column,
             "label": charts()["fire"][table]["labels"][column], "reasons": reasons}
@@ -282,7 +292,16 @@ def _terrain_shift(state: PogState, combat: Mapping, who: str, reasons: list[str
         shift += charts()["terrain_shift"][terrain]
         reasons.append(f"{terrain} {charts()['terrain_shift'][terrain]:+d} (TEC)")
     level = state.trenches.get(space, 0)
-    if level and combat["defenders"] and trenches.owner(state, space) == enemy(combat["side"]):
+    if combat_cards.has(combat, "cancel_trench"):
+        if level:
+            reasons.append("trench effects cancelled by a card")
+        return shift
+    if not level and combat_cards.has(combat, "trench_level", "defender"):
+        level = next(e["value"] for e in combat_cards.effects(combat, "defender") if e["kind"] == "trench_level")
+        reasons.append(f"a card counts the defender in a level {level} trench")
+    elif level and trenches.owner(state, space) != enemy(combat["side"]):
+        level = 0
+    if level and combat["defenders"]:
         # 15.1.6: no trench benefit for a fort alone; R03: only the trench's own side benefits
         attacker, defender = charts()["trench_shift"][str(min(level, 2))]
         shift += attacker if who == "attacker" else defender
@@ -337,6 +356,10 @@ def enemy_role(who: str) -> str:
 
 def roll_flank(state: PogState, combat: dict, dice) -> bool:
     """base 12.3.3: the flank attempt's die; success on a modified 4 or more."""
+    if combat_cards.has(combat, "auto_flank", "attacker"):
+        combat["flank"] = {"die": None, "drm": 0, "success": True, "reasons": ["a card makes the attempt succeed"]}
+        combat["log"].append("flank attempt: succeeds without a die (card)")
+        return True
     bonus, reasons = flank_drm(state, combat)
     die = dice.roll(6, f"flank attack at {state.map.name_of(combat['space'])}", "base 12.3.3")
     success = die + bonus >= charts()["rules"]["flank_success"]

@@ -80,8 +80,11 @@ def render_combat(data: dict):
              literal(f"defenders: {', '.join(data['defenders']) or 'none (a fort alone)'}")]
     if "flank" in data:
         flank = data["flank"]
-        lines.append(literal(f"flank attack pinned from {data['pinning']}: die {flank['die']}{flank['drm']:+d}, "
+        roll = "no die" if flank["die"] is None else f"die {flank['die']}{flank['drm']:+d}"
+        lines.append(literal(f"flank attack pinned from {data['pinning']}: {roll}, "
                              f"{'succeeds' if flank['success'] else 'fails'} ({'; '.join(flank['reasons'])})"))
+    for role, names in data.get("cards", {}).items():
+        lines.append(literal(f"{role}'s combat cards: {', '.join(names)}"))
     for who in ("attacker", "defender"):
         fire = data.get(f"{who}_fire")
         if fire:
