@@ -24,6 +24,7 @@ from pbem.rules.paths_of_glory.picture import ATTACK, DARK, DEFEND, FILL, FORT_F
 from pbem.rules.paths_of_glory.state import PogState, UnitState, initial_position, position_from_case
 
 from pbem.errors import UsageError
+from pbem.game import Game
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -271,6 +272,18 @@ def test_report_puts_the_picture_above_the_text(example, tmp_path):
     heights = [float(part.get("height", 0)) for part in parts]
     assert float(root.get("height", 0)) == sum(heights)
     assert root.findall(f"{SVG}g")[1].get("transform") == f"translate(0 {int(heights[0])})"
+
+
+def test_the_example_drawn_to_png_shows_riga_besieged_by_the_demo(example):
+    """The example's final position, drawn to PNG: Riga's fort, intact in demo_1914, is besieged by
+    the two German armies that advanced into it (12.7.6, 15.1.1)."""
+    engine = Game(example).replay()
+    start = engine.ruleset.new_state(engine.setup)
+    riga = picture.places(engine.state)["riga"]
+    badge = (riga.x + 3, riga.y + 3)
+    assert start.forts["riga"] == "intact" and engine.state.forts["riga"] == "besieged"
+    assert_colour(Drawn(picture.draw(start)).at(*badge), FORT_FILL["intact"], "Riga's fort badge at the start")
+    assert_colour(Drawn(picture.draw(engine.state)).at(*badge), FORT_FILL["besieged"], "Riga's fort badge at the end")
 
 
 def test_a_game_without_a_picture_says_so(tmp_path):

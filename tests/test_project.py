@@ -111,12 +111,34 @@ POG_EXAMPLE = ROOT / "examples" / "paths-of-glory-1914" / "game"
 
 
 def test_paths_of_glory_demo_plays_the_whole_sequence():
+    """Every run draws other dice (the players' keys are new each time): the script's positions
+    make each combat take the same course and ask the same questions whatever they are."""
     result = pbem("demo", "paths-of-glory")
     assert result.returncode == 0, result.stderr
     out = " ".join(result.stdout.split())
     assert "refused bob" in out and "rule 15.2.1" in out and "(nothing signed)" in out
     assert re.search(r"siege of Liege: \d − 2 = −?\d, (not )?above 3: Liege (holds|falls) \(15\.3\.2\)", out)
     assert "RU Corps OOS5" in out
+    # 16.5.2: the Allies' foreign policy roll, then the track it moves
+    assert re.search(r"seq 9 alice: political policy=br_us_involvement .* AP foreign policy \(16\.5\.2\): \d ", out)
+    assert re.search(r"BR entry / US involvement │ [01] \(us_neutral\)", out)
+    # base 12.3: a flank attack pinned from Chateau-Thierry, +1 for each of the three other spaces
+    assert "pinning=chateau_thierry" in out
+    assert re.search(r"flank attack pinned from chateau_thierry: die \d\+3, succeeds "
+                     r"\(Calais: \+1; Sedan: \+1; Brussels: \+1\)", out)
+    # 12.4.4, R48: the reduced BEF army is eliminated and the BEF corps replaces it from the Reserve Box
+    assert re.search(r"defender losses \([345]\): (br_bef_corps reduced, )?br_bef_army eliminated for good, "
+                     r"br_bef_army replaced by br_bef_corps", out)
+    # 12.5: the corps retreats two spaces, to Paris
+    assert "seq 11 alice: retreat units=br_bef_corps path=amiens,paris" in out
+    assert "the defenders retreat 2 space(s)" in out and "br_bef_corps retreat to Paris" in out
+    # 17.1: 1 of the scenario's 2 French RPs rebuilds the French 6th Army
+    assert "seq 13 alice: economic replace=fr_6_army" in out and "FR 1, IT 0" in out
+    # 12.7.6, 15.1.1: the garrison of Riga gone, the two armies advance into its fort space and besiege it
+    assert re.search(r"defender losses \([345]\): ru_corps_10 eliminated, ru_corps_3 eliminated, "
+                     r"ru_corps_4 eliminated", out)
+    assert "seq 15 bob: advance units=ge_8_army,ge_10_army path=riga; pass" in out
+    assert re.search(r"Space Riga \(riga\) .* Fort strength 3, besieged .* Units GE 10 Army GE 8 Army", out)
     assert "verified in all 2 directories" in out
 
 
@@ -125,13 +147,39 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert result.returncode == 0, result.stderr
     engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
     state = engine.state
-    assert engine.head_seq == 8 and [r.seq for r in engine.rolls] == [1, 4]
+    assert engine.head_seq == 15 and [r.seq for r in engine.rolls] == [1, 4, 9, 10, 13, 14]
     assert state.units["ge_1_army"].space == "liege"
-    assert state.units["ge_8_army"].space == "szawli" and state.control["szawli"] == "cp"
+    assert state.control["szawli"] == "cp"
     assert state.units["ru_corps_9"].space == "ap_eliminated"  # 14.3.5: OOS5, then eliminated
     assert state.control["libau"] == "cp"  # 14.3.6: attrition
     die = engine.rolls[1].draws[0].result
     assert state.forts["liege"] == ("destroyed" if die - 2 > 3 else "besieged")  # 15.3.3: -2 in Aug 1914
+    # 16.5.2: a die of 1-3 moves BR Entry / US Involvement one step the Allies' way (a 6 one step
+    # back, but the track is held at 0)
+    policy = engine.rolls[2].draws[0]
+    assert policy.purpose == "AP foreign policy"
+    assert state.tracks.get("br_us_involvement", 0) == (1 if policy.result <= 3 else 0)
+    cambrai, riga = state.combats
+    # base 12.3: the flank attack from four spaces, pinned from Chateau-Thierry, always succeeds
+    assert cambrai["space"] == "cambrai" and cambrai["pinning"] == "chateau_thierry"
+    assert cambrai["attack_spaces"] == ["calais", "chateau_thierry", "sedan", "brussels"]
+    assert cambrai["flank"]["drm"] == 3 and cambrai["flank"]["success"]
+    assert cambrai["fire_order"] == ["attacker", "defender"]
+    # 12.4.4, R48: the BEF army is gone for good, the BEF corps from the Reserve Box replaced it
+    assert cambrai["replacements"] == {"br_bef_army": "br_bef_corps"}
+    assert state.units["br_bef_army"].space == "ap_eliminated" and "br_bef_army" in state.removed
+    # 12.5: it retreated two spaces, through Amiens to Paris; bob did not advance
+    assert cambrai["retreat_paths"] == {"br_bef_corps": ["amiens", "paris"]} and "advanced" not in cambrai
+    assert state.units["br_bef_corps"].space == "paris" and state.control["cambrai"] == "ap"
+    # 17.1: 1 of the scenario's 2 French RPs brought the French 6th Army back to full strength
+    assert state.units["fr_6_army"].space == "paris" and not state.units["fr_6_army"].reduced
+    assert state.tracks["rp_fr"] == 1
+    # 12.7.6, 15.1.1: Riga's garrison eliminated, the 8th and 10th Armies advanced into it and besiege it
+    assert riga["space"] == "riga" and riga["advanced"] == ["ge_8_army", "ge_10_army"]
+    assert {state.units[u].space for u in ("ru_corps_3", "ru_corps_4", "ru_corps_10")} == {"ap_eliminated"}
+    assert state.units["ge_8_army"].space == state.units["ge_10_army"].space == "riga"
+    assert state.forts["riga"] == "besieged" and state.control["riga"] == "ap"
+    assert state.active == "ap" and state.action == {}  # alice is to act next
 
 
 @pytest.mark.skipif(not shutil.which("script"), reason="needs util-linux 'script' for a pseudo-terminal")
