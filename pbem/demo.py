@@ -43,6 +43,8 @@ def _draws(record) -> Text:
     """Each purpose once, with its results (2d6 is two draws of one purpose), to stay on one line."""
     if not record.draws and record.private:  # only private draws: who drew, never what (§7)
         return Text("   drawn in private: " + "; ".join(r["purpose"] for r in record.private), style="dim")
+    if not record.draws:  # a roll point that needed no die after all (an economic action with no siege)
+        return Text("   dice: none needed", style="dim")
     text = Text("   dice:", style="cyan")
     last = None
     for draw in record.draws:

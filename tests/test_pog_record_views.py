@@ -64,7 +64,7 @@ def test_show_tracks_gives_every_record_track():
     assert "Russian turmoil" in text and "FR 2" in text and "round 1 of 8" in text
 
 
-def test_the_cli_shows_tracks_and_says_when_there_is_no_combat(tmp_path):
+def test_the_cli_shows_tracks_and_the_examples_combats(tmp_path):
     import json
     import shutil
     from pathlib import Path
@@ -78,7 +78,8 @@ def test_the_cli_shows_tracks_and_says_when_there_is_no_combat(tmp_path):
     assert code == 0, err
     assert json.loads(out)["vp"] == 10 and set(json.loads(out)["mandated_offensives"]) == {"ap", "cp"}
     code, out, err = run_cli(["show", "combat", "--game", str(game)], tmp_path, home=tmp_path / "home")
-    if code == 0:  # the example holds a combat this turn: its record is shown
-        assert "Combat" in out
-    else:
-        assert code == 2 and "no combat has been fought" in err and len(err.strip().splitlines()) == 1
+    assert code == 0 and "Combat 2 of 2 this turn: CP attacks riga from szawli" in out, err
+    assert "flank attack pinned from chateau_thierry" in run_cli(["show", "combat", "1", "--game", str(game)],
+                                                                 tmp_path, home=tmp_path / "home")[1]
+    code, out, err = run_cli(["show", "combat", "3", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 2 and "combat N is 1 to 2 this turn, not '3'" in err and len(err.strip().splitlines()) == 1

@@ -239,7 +239,7 @@ class PathsOfGlory(Ruleset[PogState]):
         from . import movement
 
         if kind == "activate":
-            spaces, attack = order["spaces"], order.get("attack") or []
+            spaces, attack = order.get("spaces") or [], order.get("attack") or []
             if not spaces and not attack:
                 raise IllegalOrder("name the spaces to activate: activate spaces=aachen,koblenz attack=aachen",
                                    rule="14.1.1.1", field="spaces")
