@@ -406,3 +406,18 @@ def open_pog_game(games: dict, signers: dict, first: str = "bob", witness: str =
     games[witness].accept([message])
     revealed, _ = games[witness].reveal(witness, lambda: signers[witness])
     games[first].accept([revealed])
+
+
+POG_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
+
+
+def copy_pog_example(tmp_path: Path) -> Path:
+    """A copy of the shipped Paths of Glory example's game directory, without its cache."""
+    game = tmp_path / "game"
+    shutil.copytree(POG_EXAMPLE, game, ignore=shutil.ignore_patterns("state.toml", ".lock"))
+    return game
+
+
+def pbem_on(game: Path, *args: str) -> tuple[int, str, str]:
+    """`pbem ARGS --game GAME` in process, with a home beside the game directory."""
+    return run_cli([*args, "--game", str(game)], game.parent, home=game.parent / "home")

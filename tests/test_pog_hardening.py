@@ -8,29 +8,23 @@ besieges Liege, and its siege roll at seq 4 is a 5, less 2 in August 1914).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import copy_pog_example, pbem_on, run_cli
 from pbem.rules.paths_of_glory import ruleset
 from pbem.rules.paths_of_glory.state import dump
 
 from pbem.errors import UsageError
 from pbem.ruleset import Seat, Setup
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
-
 
 @pytest.fixture
 def example(tmp_path) -> Path:
-    game = tmp_path / "game"
-    shutil.copytree(EXAMPLE, game, ignore=shutil.ignore_patterns("state.toml", ".lock"))
-    return game
+    return copy_pog_example(tmp_path)
 
 
-def pbem(game: Path, *args: str) -> tuple[int, str, str]:
-    return run_cli([*args, "--game", str(game)], game.parent, home=game.parent / "home")
+pbem = pbem_on
 
 
 def shown_nations(game: Path, *words: str) -> list[str]:

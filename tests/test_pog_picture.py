@@ -11,14 +11,13 @@ from __future__ import annotations
 import io
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, setup_game
+from helpers import copy_pog_example, pbem_on, setup_game
 from pbem.rules.paths_of_glory import picture
 from pbem.rules.paths_of_glory.picture import ATTACK, DARK, DEFEND, FILL, FORT_FILL, NEUTRAL_FILL
 from pbem.rules.paths_of_glory.state import PogState, UnitState, initial_position, position_from_case
@@ -26,7 +25,6 @@ from pbem.rules.paths_of_glory.state import PogState, UnitState, initial_positio
 from pbem.errors import UsageError
 from pbem.game import Game
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
 SVG = "{http://www.w3.org/2000/svg}"
 HOLLAND = frozenset({"vesting_holland"})
 
@@ -216,13 +214,10 @@ def test_focus_takes_names_and_boxes_and_refuses_an_unknown_space():
 
 @pytest.fixture
 def example(tmp_path) -> Path:
-    game = tmp_path / "game"
-    shutil.copytree(EXAMPLE, game, ignore=shutil.ignore_patterns("state.toml", ".lock"))
-    return game
+    return copy_pog_example(tmp_path)
 
 
-def pbem(game: Path, *args: str) -> tuple[int, str, str]:
-    return run_cli([*args, "--game", str(game)], game.parent, home=game.parent / "home")
+pbem = pbem_on
 
 
 def test_show_picture_writes_the_map_and_a_window(example, tmp_path):

@@ -66,14 +66,10 @@ def test_show_tracks_gives_every_record_track():
 
 def test_the_cli_shows_tracks_and_the_examples_combats(tmp_path):
     import json
-    import shutil
-    from pathlib import Path
 
-    from helpers import run_cli
+    from helpers import copy_pog_example, run_cli
 
-    example = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
-    game = tmp_path / "game"
-    shutil.copytree(example, game, ignore=shutil.ignore_patterns("state.toml", ".lock"))
+    game = copy_pog_example(tmp_path)
     code, out, err = run_cli(["show", "tracks", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0, err
     assert json.loads(out)["vp"] == 10 and set(json.loads(out)["mandated_offensives"]) == {"ap", "cp"}
