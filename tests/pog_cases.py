@@ -34,13 +34,13 @@ def load_cases(pattern: str) -> list[tuple[str, dict]]:
 
 
 def position(case: dict):
-    """The case's position; with `options`, the charter's optional rules too (a two-player setup)."""
+    """The case's position; with `options` or `scenario`, the charter's too (a two-player setup)."""
     variants = frozenset(case.get("variants", DEFAULT_VARIANTS))
     assert variants <= set(variant_names()), variants
     state = position_from_case(case.get("position", {}), variants)
-    if "options" in case:
+    if "options" in case or "scenario" in case:
         roster = (Seat("ap", ("ap",), "player"), Seat("cp", ("cp",), "player"))
-        state.setup = Setup("august_1914", roster, options=dict(case["options"]))
+        state.setup = Setup(case.get("scenario", "august_1914"), roster, options=dict(case.get("options", {})))
     return state
 
 
