@@ -182,6 +182,22 @@ class ApplyReport:
         return [o for o in self.outcomes if o.status == "held"]
 
 
+def _cache_text(cache: dict) -> str:
+    """state.toml's text. The state (JSON) goes in a literal string where it can, as TOML reads a
+    literal string about ten times faster than a basic one full of escaped quotes: every command
+    that opens the game reads this file."""
+    import tomli_w
+
+    state = cache["state"]
+    if LITERAL_END in state or any(ord(char) < 0x20 or ord(char) == 0x7F for char in state):
+        return tomli_w.dumps(cache)
+    rest = tomli_w.dumps({key: value for key, value in cache.items() if key != "state"})
+    return f"state = {LITERAL_END}{state}{LITERAL_END}\n{rest}"  # first: before any [table] of the rest
+
+
+LITERAL_END = "'" * 3  # the quotes of a TOML multi-line literal string
+
+
 def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
 
@@ -554,7 +570,7 @@ class Game:
         if engine.head_seq < 1:
             return
         with contextlib.suppress(DiskError):
-            write_toml(self.dir.root / CACHE, engine.to_cache())
+            atomic_write(self.dir.root / CACHE, _cache_text(engine.to_cache()).encode())
             self._save_views(engine)
 
     def _save_views(self, engine: Engine) -> None:

@@ -135,3 +135,15 @@ def test_a_cache_that_forgets_a_used_resign_is_not_trusted(table):
     entry = bob.game().dir.entry(2)
     assert resign.id not in entry.uses
     assert table["alice"].cli("apply", str(bob.dir / "outbox" / "000002-move-bob.toml"))[0] == 0
+
+
+def test_the_cache_keeps_any_state_text_it_is_given():
+    """state.toml holds the state in a literal string, or in a basic one when the state's JSON
+    holds three quotes or a control character: either way it reads back as written."""
+    import tomllib
+
+    from pbem.game import _cache_text
+
+    for state in ('{"note": "plain"}', '{"note": "it' + "'''" + 's"}', '{"note": "tab\there"}'):
+        cache = {"charter": "ab" * 32, "head_seq": 3, "joins": {"alice": "cd" * 32}, "state": state}
+        assert tomllib.loads(_cache_text(cache)) == cache

@@ -47,20 +47,25 @@ class PathsOfGlory(Ruleset[PogState]):
         self._players(setup)
 
     def new_state(self, setup: Setup) -> PogState:
+        """The scenario's start, with the tracks' starting values, the charter's VP bid and the first
+        turn's mandated offensive roll to make (R81)."""
+        from . import victory, war
+
+        state = self._start(setup)
+        state.tracks = {**war.starting_tracks(), **state.tracks}
+        chosen = self.chosen(setup)
+        if chosen["vp_bid"]:
+            victory.record_bid(state, chosen["vp_bid"], chosen["vp_bid_to"])
+        if not state.mo:
+            state.action = {"kind": "offensives"}
+        return state
+
+    def _start(self, setup: Setup) -> PogState:
+        """The scenario's position: what every dump of the game is sparse against."""
         self.check_setup(setup)
         scenario = self._scenario_data()[setup.scenario]
         state = positions.position_from_case(scenario.get("position", {}), self.variants(setup))
         state.setup = setup  # who commands each side; not part of the public dump
-        from . import war
-
-        state.tracks = {**war.starting_tracks(), **state.tracks}
-        chosen = self.chosen(setup)
-        if chosen["vp_bid"]:
-            from . import victory
-
-            victory.record_bid(state, chosen["vp_bid"], chosen["vp_bid_to"])
-        if not state.mo:
-            state.action = {"kind": "offensives"}  # 7.1.1: the first turn opens with its MO roll (R81)
         return state
 
     def _players(self, setup: Setup) -> dict[str, str]:
@@ -81,7 +86,7 @@ class PathsOfGlory(Ruleset[PogState]):
         return positions.dump(state)
 
     def load(self, data: dict, setup: Setup) -> PogState:
-        return positions.load(data, self.new_state(setup))  # the dump is sparse against the scenario's start
+        return positions.load(data, self._start(setup))  # the dump is sparse against the scenario's start
 
     def copy(self, state: PogState, setup: Setup) -> PogState:
         return positions.copy(state)
@@ -89,12 +94,10 @@ class PathsOfGlory(Ruleset[PogState]):
     # ------------------------------------------------------------------ the state machine
 
     def pending(self, state: PogState):
-        from .turn import result
-
         resigned = sorted(e for e in state.events if e.startswith("resigned:"))
         if resigned:
             return Over(f"{resigned[0].split(':', 1)[1]} resigned")
-        over = result(state)
+        over = positions.result(state)
         if over:
             return Over(over)
         combat = state.action.get("combat")

@@ -31,6 +31,14 @@ def calendar() -> tuple[dict, ...]:
     return tuple(datafile.load(__package__, "calendar.toml")["turns"])
 
 
+RESULT = "result:"  # the event that records the game's result line (turn.py)
+
+
+def result(state: PogState) -> str | None:
+    """The result line once the game is over."""
+    return next((event[len(RESULT):] for event in sorted(state.events) if event.startswith(RESULT)), None)
+
+
 def enemy(side: str) -> str:
     return "cp" if side == "ap" else "ap"
 

@@ -15,14 +15,7 @@ their starting owner are counted again and the VP level moves by the difference.
 from __future__ import annotations
 
 from . import offensives, supply, victory, war
-from .state import PogState, enemy
-
-RESULT = "result:"  # the event that records the game's result line
-
-
-def result(state: PogState) -> str | None:
-    """The result line once the game is over."""
-    return next((event[len(RESULT):] for event in sorted(state.events) if event.startswith(RESULT)), None)
+from .state import RESULT, PogState, enemy, result
 
 
 def _record(state: PogState, events: list[dict]) -> None:
