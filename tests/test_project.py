@@ -119,6 +119,9 @@ def test_paths_of_glory_demo_plays_the_whole_sequence():
     assert "refused bob" in out and "rule 15.2.1" in out and "(nothing signed)" in out
     assert re.search(r"siege of Liege: \d − 2 = −?\d, (not )?above 3: Liege (holds|falls) \(15\.3\.2\)", out)
     assert "RU Corps OOS5" in out
+    # base 11.2.2, R83: the 2nd Army's entrench die comes after the movement, at the pass's roll point
+    assert re.search(r"entrench unit=ge_2_army; pass .* dice: ge_2_army entrenches in Koblenz: \d [≤>] LF 3, "
+                     r"(trench level 1|no trench)", out)
     # 16.5.2: the Allies' foreign policy roll, then the track it moves
     assert re.search(r"seq 9 alice: political policy=br_us_involvement .* AP foreign policy \(16\.5\.2\): \d ", out)
     assert re.search(r"BR entry / US involvement │ [01] \(us_neutral\)", out)
@@ -147,16 +150,20 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert result.returncode == 0, result.stderr
     engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
     state = engine.state
-    assert engine.head_seq == 15 and [r.seq for r in engine.rolls] == [1, 4, 9, 10, 13, 14]
+    assert engine.head_seq == 15 and [r.seq for r in engine.rolls] == [1, 2, 4, 9, 10, 13, 14]
     assert state.units["ge_1_army"].space == "liege"
+    # base 11.2.2, R83: the 2nd Army's entrench die, drawn after the movement of seq 2, at or under its LF 3
+    entrench = engine.rolls[1].draws[0]
+    assert entrench.purpose.startswith("ge_2_army entrenches in Koblenz")
+    assert state.trenches.get("koblenz", 0) == (1 if entrench.result <= 3 else 0)
     assert state.control["szawli"] == "cp"
     assert state.units["ru_corps_9"].space == "ap_eliminated"  # 14.3.5: OOS5, then eliminated
     assert state.control["libau"] == "cp"  # 14.3.6: attrition
-    die = engine.rolls[1].draws[0].result
+    die = engine.rolls[2].draws[0].result
     assert state.forts["liege"] == ("destroyed" if die - 2 > 3 else "besieged")  # 15.3.3: -2 in Aug 1914
     # 16.5.2: a die of 1-3 moves BR Entry / US Involvement one step the Allies' way (a 6 one step
     # back, but the track is held at 0)
-    policy = engine.rolls[2].draws[0]
+    policy = engine.rolls[3].draws[0]
     assert policy.purpose == "AP foreign policy"
     assert state.tracks.get("br_us_involvement", 0) == (1 if policy.result <= 3 else 0)
     cambrai, riga = state.combats
