@@ -85,15 +85,20 @@ def test_rules_lists_no_italy_19_2(example):
     code, out, err = run_cli(["rules", "paths_of_glory", "--json"], example.parent)
     assert code == 0, err
     assert set(json.loads(out)["options"]) == {"vesting_holland", "italy_19_1", "italy_19_1_1", "italy_19_1_2",
-                                               "italy_19_1_3", "vp_bid", "vp_bid_to"}
+                                               "italy_19_1_3", "vp_bid", "vp_bid_to", "entrench_reminder"}
 
 
 def test_every_option_changes_the_game():
     """An option `pbem rules` lists must do something: each one, turned from its default, changes
-    the starting position (the map, or the recorded VP bid). The side a bid is ceded to matters
-    once there is a bid."""
+    the starting position (the map, or the recorded VP bid), or has a rule case showing what it
+    changes in play. The side a bid is ceded to matters once there is a bid."""
     companions = {"vp_bid_to": {"vp_bid": 1}}
+    in_play = {"entrench_reminder": "entrench_reminder_takes_one_off"}  # changes play, not the start: a rule case
+    cases = (Path(__file__).parent / "cases" / "paths_of_glory" / "trenches.toml").read_text()
     for name, spec in ruleset.options.items():
+        if name in in_play:
+            assert f'id = "{in_play[name]}"' in cases, name
+            continue
         with_it = companions.get(name, {})
         plain = dump(ruleset.new_state(Setup("august_1914", _seats(), dict(with_it))))
         changed = dump(ruleset.new_state(Setup("august_1914", _seats(), {**with_it, name: _other_value(spec)})))

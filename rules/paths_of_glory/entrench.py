@@ -40,16 +40,36 @@ def _refusal(state: PogState, side: str, unit: str, activation: Activation, acti
     return None
 
 
-def roll(state: PogState, dice, action: dict) -> list[dict]:
-    """base 11.2.2: a die for each army trying; at or under its LF, the space's trench rises a level."""
+REMINDER_NATIONS = ("ge", "br", "fr", "it")  # base 11.2.10 (optional): whose failures are remembered
+
+
+def roll(state: PogState, dice, action: dict, reminder: bool = False) -> list[dict]:
+    """base 11.2.2: a die for each army trying; at or under its LF, the space's trench rises a level.
+    With the optional 11.2.10 (`reminder`), a German, British, French or Italian army that failed
+    in the round before has -1 on its die; a failure is remembered for the next round only."""
     events = []
+    now = state.turn * 100 + state.round
     for unit in action.pop("entrench", []):
         space = state.units[unit].space
         lf = state.unit_facts[unit].rlf if state.units[unit].reduced else state.unit_facts[unit].lf
+        drm = -1 if reminder and _failed_last_round(state, unit) else 0
         die = dice.roll(6, f"{unit} entrenches in {state.map.name_of(space)}", "base 11.2.2")
-        dug = die <= lf
-        dice.draws[-1].purpose += f": {die} {'≤' if dug else '>'} LF {lf}, " + \
+        dug = die + drm <= lf
+        state.tracks.pop(f"entrench_miss_{unit}", None)
+        if reminder and not dug and state.nation(unit) in REMINDER_NATIONS:
+            state.tracks[f"entrench_miss_{unit}"] = now
+        said = f"{die}{drm:+d}" if drm else f"{die}"
+        dice.draws[-1].purpose += f": {said} {'≤' if dug else '>'} LF {lf}, " + \
             (f"trench level {trenches.add_level(state, space, state.faction(unit))}" if dug else "no trench")
-        events.append({"kind": "entrench", "unit": unit, "space": space, "die": die, "dug": dug,
-                       "rule": "base 11.2.2"})
+        events.append({"kind": "entrench", "unit": unit, "space": space, "die": die, "drm": drm, "dug": dug,
+                       "rule": "base 11.2.10" if drm else "base 11.2.2"})
     return events
+
+
+def _failed_last_round(state: PogState, unit: str) -> bool:
+    """base 11.2.10: the marker counts in the round after the failure (or the next turn's first)."""
+    failed = state.tracks.get(f"entrench_miss_{unit}")
+    if failed is None:
+        return False
+    turn, round_ = divmod(failed, 100)
+    return (state.turn, state.round - 1) == (turn, round_) or (state.turn == turn + 1 and state.round == 1)

@@ -319,7 +319,8 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("entrench"):  # base 11.2.2: the entrench dice come first, after movement
             from . import entrench
 
-            entrench.roll(state, dice, state.action)
+            reminder = state.setup is not None and self.chosen(state.setup).get("entrench_reminder", False)
+            entrench.roll(state, dice, state.action, reminder)
         if kind == "entrench_roll":
             self._end_action(state)
         elif combat:
