@@ -46,15 +46,30 @@ def position(case: dict):
 
 # ---------------------------------------------------------------------------------- playing orders
 
-def play(state: PogState, orders: list[dict]) -> PogState:
-    for order in orders:
+def play(state: PogState, orders: list[dict], answer_card_steps: bool = True) -> PogState:
+    """Apply the orders with their forced dice. A combat card step (base 12.2.6) that the case does
+    not answer with its next order is answered with no cards while the order has dice left, which
+    carry on past it: a case names the cards only where they are its point (a case with
+    `answer_card_steps = false` answers none, to show that no step is asked)."""
+    for i, order in enumerate(orders):
         order = dict(order)
         dice = FixedDice(list(order.pop("dice", [])))
         RULESET.apply(state, state.active, order)
-        while isinstance(RULESET.pending(state), Chance):
-            RULESET.resolve(state, dice, None)
+        following = orders[i + 1]["kind"] if i + 1 < len(orders) else None
+        while True:
+            if isinstance(RULESET.pending(state), Chance):
+                RULESET.resolve(state, dice, None)
+            elif answer_card_steps and _card_step(state) and following != "play_cards" and dice.values:
+                RULESET.apply(state, state.active, {"kind": "play_cards"})
+            else:
+                break
         assert not dice.values, f"dice left over after {order}: {dice.values}"
     return state
+
+
+def _card_step(state: PogState) -> bool:
+    combat = state.action.get("combat")
+    return bool(combat) and combat["step"] == "cards"
 
 
 def combat_record(state: PogState) -> dict:
@@ -86,13 +101,21 @@ def check_expect(state: PogState, expect: dict) -> None:
     for field in ("turn", "round", "active"):
         if field in expect:
             assert getattr(state, field) == expect[field], field
+    for event in expect.get("events", []):
+        assert event in state.events, event
+    for event in expect.get("events_ended", []):
+        assert event not in state.events, event
+    for zone, cards in expect.get("cards", {}).items():
+        assert state.cards.get(zone, []) == sorted(cards), zone
     if "result" in expect:
         assert RULESET.pending(state).result == expect["result"]
     if "combat" in expect:
         record = combat_record(state)
         for key, value in expect["combat"].items():
             assert _read(record, key) == value, key
-    if "next" in expect:
+    if expect.get("next") == "dice":
+        assert isinstance(RULESET.pending(state), Chance)
+    elif "next" in expect:
         step = RULESET.pending(state)
         assert isinstance(step, Decision)
         combat, kind = state.action.get("combat"), state.action.get("kind")

@@ -162,7 +162,7 @@ def test_two_options_the_charter_wrote_in_conflict_are_refused_naming_both_rules
 
 @pytest.mark.parametrize("options, says", [
     ({"italy_19_1": "yes"}, "option italy_19_1 is on or off, not 'yes'"),
-    ({"italy_19_2": True}, "no option 'italy_19_2'"),
+    ({"italy_19_3": True}, "no option 'italy_19_3'"),
 ])
 def test_an_option_of_the_wrong_type_or_unknown_is_refused(options, says):
     with pytest.raises(UsageError, match=says):

@@ -139,12 +139,20 @@ def attack_sedan(pog: PogTable, units: str) -> str:
     retreat whatever the dice: after the CP's losses, if they have a choice, it is the retreat
     step. Returns the unit that retreats (the FR 5th Army, or the corps that replaced it)."""
     pog.play("bob", "activate spaces= attack=metz,koblenz", f"attack units={units} space=sedan")
+    play_no_cards(pog, "alice", "Sedan")
     if pog.combat()["step"] == "losses":  # a loss of 3 or 4 reduces any one army, as the CP like
         pog.waiting("bob", "combat at Sedan: the attacker takes losses (losses steps=...)")
         pog.play("bob", "losses steps=ge_5_army")
     pog.waiting("alice", "combat at Sedan: the defender retreats (retreat units=... path=...) or stands")
     (unit,) = pog.units_in("sedan")
     return unit
+
+
+def play_no_cards(pog: PogTable, who: str, space: str) -> None:
+    """base 12.2.6, R87: the defender's card step comes before the fire dice; he plays none."""
+    pog.waiting(who, f"combat at {space}: the defender may play combat cards (play_cards cards=..., or play_cards "
+                     "alone for none)")
+    pog.play(who, "play_cards")
 
 
 def retreat_from_sedan(pog: PogTable, unit: str) -> list[str]:
@@ -164,6 +172,7 @@ def test_a_second_attack_on_a_space_in_one_action_is_refused(pog):
     fort): it cannot win, so no retreat; then the armies in Metz may not attack Nancy too, but may
     attack Verdun."""
     pog.play("bob", "activate spaces= attack=strasbourg,metz", "attack units=ge_6_army space=nancy")
+    play_no_cards(pog, "alice", "Nancy")
     if pog.combat()["step"] == "losses":  # a loss of 3 reduces one of two FR armies: the AP choose
         pog.waiting("alice", "combat at Nancy: the defender takes losses (losses steps=...)")
         pog.play("alice", "losses steps=fr_1_army")

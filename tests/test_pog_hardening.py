@@ -15,7 +15,6 @@ from helpers import copy_pog_example, pbem_on, run_cli
 from pbem.rules.paths_of_glory import ruleset
 from pbem.rules.paths_of_glory.state import dump
 
-from pbem.errors import UsageError
 from pbem.ruleset import Seat, Setup
 
 
@@ -54,7 +53,7 @@ def test_show_map_refuses_an_unknown_nation_and_names_the_nearest(example):
 # ---------------------------------------------------------------------------- the siege roll (15.3)
 
 def test_the_siege_roll_says_its_arithmetic_and_whether_the_fort_fell(example):
-    said = "siege of Liege: 6 − 2 = 4, above 3: Liege falls"
+    said = "siege of Liege: 5 − 2 = 3, not above 3: Liege holds"
     code, out, err = pbem(example, "verify", "--roll", "4", "--json")
     assert code == 0, err
     assert [draw["purpose"] for draw in json.loads(out)["draws"]] == [said]
@@ -81,11 +80,12 @@ def _seats() -> tuple[Seat, ...]:
     return (Seat("alice", ("ap",), "player"), Seat("bob", ("cp",), "player"))
 
 
-def test_rules_lists_no_italy_19_2(example):
+def test_rules_lists_the_options(example):
     code, out, err = run_cli(["rules", "paths_of_glory", "--json"], example.parent)
     assert code == 0, err
     assert set(json.loads(out)["options"]) == {"vesting_holland", "italy_19_1", "italy_19_1_1", "italy_19_1_2",
-                                               "italy_19_1_3", "vp_bid", "vp_bid_to", "entrench_reminder"}
+                                               "italy_19_1_3", "italy_19_2", "vp_bid", "vp_bid_to",
+                                               "entrench_reminder"}
 
 
 def test_every_option_changes_the_game():
@@ -93,8 +93,10 @@ def test_every_option_changes_the_game():
     the starting position (the map, or the recorded VP bid), or has a rule case showing what it
     changes in play. The side a bid is ceded to matters once there is a bid."""
     companions = {"vp_bid_to": {"vp_bid": 1}}
-    in_play = {"entrench_reminder": "entrench_reminder_takes_one_off"}  # changes play, not the start: a rule case
-    cases = (Path(__file__).parent / "cases" / "paths_of_glory" / "trenches.toml").read_text()
+    in_play = {"entrench_reminder": "entrench_reminder_takes_one_off",  # change play, not the start: rule cases
+               "italy_19_2": "third_german_corps_may_not_move_into_italy"}
+    cases = "".join((Path(__file__).parent / "cases" / "paths_of_glory" / name).read_text()
+                    for name in ("trenches.toml", "italy_ops.toml"))
     for name, spec in ruleset.options.items():
         if name in in_play:
             assert f'id = "{in_play[name]}"' in cases, name
@@ -114,7 +116,7 @@ def _other_value(spec):
     return next(choice for choice in spec.choices if choice != spec.default)
 
 
-def test_a_charter_naming_italy_19_2_is_refused():
-    """R44: 19.2 is not offered until Italy can enter the war and combat is adjudicated."""
-    with pytest.raises(UsageError, match="no option 'italy_19_2'"):
-        ruleset.new_state(Setup("august_1914", _seats(), {"italy_19_2": True}))
+def test_italy_19_2_is_offered_off_by_default():
+    """R44: 19.2 is a charter option, off unless the charter turns it on."""
+    assert ruleset.chosen(Setup("august_1914", _seats(), {}))["italy_19_2"] is False
+    assert ruleset.chosen(Setup("august_1914", _seats(), {"italy_19_2": True}))["italy_19_2"] is True

@@ -14,7 +14,8 @@ from pog_cases import check_expect, load_cases, play, position
 
 from pbem.errors import IllegalOrder
 
-CASES = load_cases("combat.toml") + load_cases("turn.toml") + load_cases("trenches.toml")
+CASES = (load_cases("combat.toml") + load_cases("turn.toml") + load_cases("trenches.toml")
+         + load_cases("italy_ops.toml") + load_cases("combat_cards.toml"))
 
 
 @pytest.mark.parametrize("case", [c for _, c in CASES], ids=[name for name, _ in CASES])
@@ -29,7 +30,7 @@ def test_played_case(case):
         assert raised.value.rule == expect["error"]["rule"], str(raised.value)
         assert raised.value.field == expect["error"].get("field", raised.value.field), str(raised.value)
         return
-    check_expect(play(state, case["orders"]), expect)
+    check_expect(play(state, case["orders"], case.get("answer_card_steps", True)), expect)
 
 
 def test_every_case_names_a_rule():

@@ -33,7 +33,7 @@ def test_show_combat_explains_the_first_combat_example_step_by_step():
     assert data["flank"] == {"die": 3, "drm": 1, "success": True, "reasons": data["flank"]["reasons"]}
     text = " ".join(drawn(view.render(data)).split())
     for said in ("flank attack pinned from insterberg: die 3+1, succeeds",
-                 "attacker: 7 on the army table, shift +0 (no shift), column 6-8, die 3+0: loss number 4",
+                 "attacker: 7 on the army table, shift +0 and DRM +0 (nothing), column 6-8, die 3+0: loss number 4",
                  "defender: 1 on the corps table", "ru_2_army replaced by ru_corps_9",
                  "ru_corps_9 retreat to Warsaw", "ge_8_army advance to Tannenberg"):
         assert said in text, said
@@ -79,3 +79,20 @@ def test_the_cli_shows_tracks_and_the_examples_combats(tmp_path):
                                                                  tmp_path, home=tmp_path / "home")[1]
     code, out, err = run_cli(["show", "combat", "3", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 2 and "combat N is 1 to 2 this turn, not '3'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_cli_shows_where_the_examples_combat_cards_went(tmp_path):
+    """base 9.5.4.2, 9.5.4.4 (R84): Von Francois won at Riga and stays in front of the CP; the
+    starred Kaisertreu and Pleve left the game; both cards of the last round are used for it."""
+    import json
+
+    from helpers import copy_pog_example, run_cli
+
+    game = copy_pog_example(tmp_path)
+    code, out, err = run_cli(["show", "cards", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["cp_front"], data["removed"], data["used_this_round"]) == (
+        ["von_francois"], ["kaisertreu", "pleve"], ["pleve", "von_francois"])
+    code, out, err = run_cli(["show", "cards", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 0 and "Central Powers cards kept in front" in out and "von_francois" in out, err

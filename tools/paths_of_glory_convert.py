@@ -435,10 +435,16 @@ UNITS_HEADER = """\
 #   near_east    true for a piece limited to the Near East; absent otherwise
 #   rp           the replacement points that rebuild it: a nation id or "allied" (the minor
 #                Allies' pool); absent for pieces that take none
+#   card_nation  the nation it counts as for combat cards where that is not `nation` (base
+#                9.5.4.1.1: the ANA, AUS, CND and PT corps are not British there)
 #
 # [variant_units.<id>]: pieces a variant adds: the fields above, plus `variant` (its id in
 #   map.toml) and `rule`.
 """
+
+
+# base 9.5.4.1.1: these British pieces are not British for combat cards (12.1.11.2 still groups them).
+DOMINION_CORPS = {"ANA Corps": "ana", "AUS Corps": "aus", "CND Corps": "cnd", "PT Corps": "pt"}
 
 
 def unit_base(nation: str, name: str) -> str:
@@ -473,6 +479,8 @@ def build_units(ref: Path) -> tuple[str, list[tuple[str, dict]]]:
             fields["near_east"] = True
         if row["rptype"]:
             fields["rp"] = row["rptype"]
+        if row["nation"] == "br" and row["name"] in DOMINION_CORPS:
+            fields["card_nation"] = DOMINION_CORPS[row["name"]]
         if counts[base] > 1:
             if first.setdefault(base, fields) != fields:
                 raise SystemExit(f"pieces sharing the id {base} differ")

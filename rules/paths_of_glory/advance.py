@@ -1,5 +1,5 @@
-"""Advance after combat (base 12.7; 14.3.4; 15.1.1, 15.1.7.1; R01): the attackers enter the
-spaces the defenders left."""
+"""Advance after combat (base 12.7; 14.3.4; 15.1.1, 15.1.7.1; 19.2; R01, R35): the attackers
+enter the spaces the defenders left."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import forts, near_east
+from . import forts, italy_ops, near_east
 from .combat import charts, crosses_barred
 from .movement import (
     CHANNEL_PORTS,
@@ -64,6 +64,7 @@ def advance(state: PogState, combat: dict, units: list, path: list) -> list[dict
         if state.control.get(end) != side:  # 12.7.9, R01, R03: only an enemy space changes hands
             take_space(state, side, unit, end, first, events)
     combat.setdefault("advanced", []).extend(moving)
+    combat["entered"] = combat.get("entered", False) or target in spaces
     if target in spaces and combat.get("fort_hit"):
         events += forts.destroy_fort(state, target, "15.1.7.1")
         combat["fort_hit"] = False
@@ -81,6 +82,8 @@ def _check_advance(state: PogState, combat: Mapping, moving: list[str], spaces: 
                            field="path[0]")
     for unit in moving:
         _check_steps(state, combat, unit, spaces)
+    if combat.get("italy_19_2"):  # the option, recorded in the combat when it was designated (R35)
+        italy_ops.check_advance(state, combat, moving, spaces)
     if len(spaces) > 1:
         _check_onward(state, combat, moving, spaces, set(combat.get("vacated", [])))
     end = spaces[-1]

@@ -1,38 +1,114 @@
-"""The sequence of one combat after its designation (base 12.2.1 steps 8-12): fire, losses, the
-winner, retreat and advance. Each step either needs a player's choice (the ruleset asks the
-side named by `combat["deciding"]`) or happens at once: a side with one legal answer is never
-asked (R49)."""
+"""The sequence of one combat after its designation (base 12.2.1 steps 4-12): the flank die, the
+card steps (R87), fire, losses, the winner (with Withdrawal, 12.6), retreat and advance. Each step
+either needs a player's choice (the ruleset asks the side named by `combat["deciding"]`) or
+happens at once: a side with one legal answer is never asked (R49)."""
 
 from __future__ import annotations
 
-from . import advance, combat_cards, forts, losses, retreat, war
+from pbem.errors import IllegalOrder
+
+from . import advance, card_zones, combat_cards, forts, losses, retreat, war, withdrawal
 from . import combat as fire
 from .state import PogState, enemy
+
+ROLES = ("attacker", "defender")
 
 
 def side_of(combat: dict, role: str) -> str:
     return combat["side"] if role == "attacker" else enemy(combat["side"])
 
 
+def begin(state: PogState, combat: dict) -> list[dict]:
+    """After the designation (steps 1-3): the flank die (step 4) at the next roll point, or the
+    defender's card step (step 5; the attacker named his cards with the attack)."""
+    if "pinning" in combat:
+        if [name for name in combat_cards.usable(state, combat, "defender") if name in combat_cards.markers()]:
+            combat["announce_only"] = True  # R88: Great Retreat is announced before any die
+            return _ask(combat, "cards", "defender", [])
+        combat["step"] = "flank"
+        return []
+    combat["card_steps"] = ["defender"]
+    return next_card_step(state, combat)
+
+
+def next_card_step(state: PogState, combat: dict, dice=None) -> list[dict]:
+    """base 12.2.6 (R87): each side still to play cards, the attacker first, is asked whenever a
+    card of its side could apply; then the fire dice, at once if `dice` (nobody chose since)."""
+    while combat.get("card_steps"):
+        role = combat["card_steps"].pop(0)
+        if combat_cards.usable(state, combat, role):
+            return _ask(combat, "cards", role, [])
+    combat.pop("card_steps", None)
+    combat["step"] = "fire"
+    return roll(state, combat, dice) if dice is not None else []
+
+
+def play_cards(state: PogState, combat: dict, names: list) -> list[dict]:
+    """The deciding side's cards at its card step (base 12.2.6); Alberich ends the combat."""
+    role = combat["deciding"]
+    chosen = combat_cards.check(state, combat, role, names)
+    announcing = combat.pop("announce_only", False)
+    if chosen:
+        combat.setdefault("cards", {}).setdefault(role, []).extend(chosen)
+        combat_cards.use(state, chosen)
+        combat["log"].append(f"{role} plays {', '.join(chosen)}")
+    if combat_cards.has(combat, "cancel_attack", "defender"):
+        return _cancelled(state, combat)
+    if combat_cards.has(combat, "retreat_before_combat", "defender"):
+        return _retreat_before_combat(state, combat)
+    if announcing:
+        combat["step"] = "flank"
+        return []
+    return next_card_step(state, combat)
+
+
+def _cancelled(state: PogState, combat: dict) -> list[dict]:
+    """CP card Alberich (R87): no fire; the attacker's cards count as not played."""
+    _unplay(state, combat, "the attack is cancelled")
+    combat["cancelled"] = True
+    combat_cards.settle(state, combat)
+    return finish(state, combat)
+
+
+def _retreat_before_combat(state: PogState, combat: dict) -> list[dict]:
+    """AP card 27, Great Retreat (R88): no combat; the defenders retreat one space, and the
+    attacker's full-strength units may advance."""
+    _unplay(state, combat, "the defenders retreat before combat")
+    combat.update(retreat_before_combat=True, winner="none", must_retreat=bool(retreat.to_retreat(state, combat)))
+    combat_cards.settle(state, combat)
+    combat.pop("card_steps", None)
+    return advance_steps(state, combat)
+
+
+def _unplay(state: PogState, combat: dict, what: str) -> None:
+    """No fire takes place: the attacker's cards count as not played (free for another combat)."""
+    unplayed = combat["cards"].pop("attacker", [])
+    for name in unplayed:
+        card_zones.unuse(state, name)
+    combat["log"].append(what + (f"; {', '.join(unplayed)} count as not played" if unplayed else ""))
+
+
 def roll(state: PogState, combat: dict, dice) -> list[dict]:
-    """The dice of this roll point: the flank die and first fire, the second fire, or both fires."""
-    sequential = "pinning" in combat or combat_cards.has(combat, "fire_first", "attacker")
-    if "pinning" in combat and "flank" not in combat:
+    """The dice of this roll point: the flank die, the fire of both sides, or (sequential fire,
+    base 12.3.3) the next side's fire."""
+    if combat["step"] == "flank":
         first = "attacker" if fire.roll_flank(state, combat, dice) else "defender"
         combat["fire_order"] = [first, fire.enemy_role(first)]
-    elif sequential:
-        combat["fire_order"] = ["attacker", "defender"]  # a card lets the attacker fire first
-    order = combat.get("fire_order", ["attacker", "defender"])
-    if not sequential:
-        for who in order:
+        combat["card_steps"] = ["attacker", "defender"]
+        return next_card_step(state, combat, dice)
+    if not any(f"{w}_fire" in combat for w in ROLES) and combat_cards.has(combat, "fire_first", "attacker"):
+        combat["fire_order"] = ["attacker", "defender"]  # the card wins over a failed flank attempt
+    if "fire_order" not in combat:
+        for who in ROLES:
             fire.roll_fire(state, combat, who, dice)
         combat["losses_due"] = ["defender", "attacker"]  # base 12.2.10: the defender first
         return advance_steps(state, combat)
-    _second_fire(state, combat, dice)
+    _next_fire(state, combat, dice)
     return advance_steps(state, combat, dice)
 
 
-def _second_fire(state: PogState, combat: dict, dice) -> None:
+
+def _next_fire(state: PogState, combat: dict, dice) -> None:
     """The next side of a sequential combat fires (base 12.3.3)."""
     who = next(w for w in combat["fire_order"] if f"{w}_fire" not in combat)
     fire.roll_fire(state, combat, who, dice)
@@ -52,11 +128,11 @@ def advance_steps(state: PogState, combat: dict, dice=None) -> list[dict]:
                 return _ask(combat, "losses", role, events)
             events += take_losses(state, combat, role, answers[0])
             continue
-        if not all(f"{w}_fire" in combat for w in ("attacker", "defender")):
+        if "winner" not in combat and not all(f"{w}_fire" in combat for w in ROLES):
             if dice is None:
                 combat["step"] = "fire"  # the second fire of a sequential combat: a later roll point
                 return events
-            _second_fire(state, combat, dice)
+            _next_fire(state, combat, dice)
             continue
         if "winner" not in combat:
             events += _judge(state, combat)
@@ -88,7 +164,10 @@ def _oos(combat: dict, role: str) -> list[str]:
 
 def _legal(state: PogState, combat: dict, role: str) -> list[losses.Outcome]:
     number = combat[f"{fire.enemy_role(role)}_fire"]["loss_number"]
-    return losses.legal(state, _units(state, combat, role), number, role, _oos(combat, role))
+    answers = losses.legal(state, _units(state, combat, role), number, role, _oos(combat, role))
+    if role == "defender" and combat_cards.has(combat, "withdrawal", "defender"):
+        answers = withdrawal.through_corps(state, answers)  # base 12.6.9
+    return answers
 
 
 def take_losses(state: PogState, combat: dict, role: str, outcome: losses.Outcome) -> list[dict]:
@@ -96,6 +175,7 @@ def take_losses(state: PogState, combat: dict, role: str, outcome: losses.Outcom
     the fort (12.4.6, 15.1.7)."""
     number = combat[f"{fire.enemy_role(role)}_fire"]["loss_number"]
     events = losses.apply(state, outcome, _oos(combat, role))
+    combat.setdefault("taken", {})[role] = {"targets": list(outcome.targets), "eliminated": list(outcome.eliminated)}
     combat.setdefault("replacements", {}).update(outcome.replacements)
     combat["defenders" if role == "defender" else "attackers"] += list(outcome.replacements.values())
     if role == "attacker":  # base 12.1.6: a corps that replaced an attacking army attacks no more this action
@@ -110,7 +190,11 @@ def take_losses(state: PogState, combat: dict, role: str, outcome: losses.Outcom
 def check_losses(state: PogState, combat: dict, steps: list) -> losses.Outcome:
     role = combat["deciding"]
     number = combat[f"{fire.enemy_role(role)}_fire"]["loss_number"]
-    return losses.check(state, _units(state, combat, role), number, role, steps, _oos(combat, role))
+    outcome = losses.check(state, _units(state, combat, role), number, role, steps, _oos(combat, role))
+    if outcome.key() not in {answer.key() for answer in _legal(state, combat, role)}:
+        raise IllegalOrder("with Withdrawal the losses are taken from corps where the loss number allows",
+                           rule="base 12.6.9", field="steps")
+    return outcome
 
 
 def _defender_extras(state: PogState, combat: dict, left: int) -> list[dict]:
@@ -130,18 +214,32 @@ def _defender_extras(state: PogState, combat: dict, left: int) -> list[dict]:
 
 
 def _judge(state: PogState, combat: dict) -> list[dict]:
-    """base 12.2.11-12.2.12, 12.5.1: the winner, and whether the defenders must retreat."""
+    """base 12.2.11-12.2.12, 12.5.1, 12.6: the winner, and whether the defenders must retreat."""
     inflicted, suffered = combat["attacker_fire"]["loss_number"], combat["defender_fire"]["loss_number"]
     combat["winner"] = "attacker" if inflicted > suffered else "defender" if suffered > inflicted else "none"
     stand_ins = set(combat.get("replacements", {}).values())
     full = any(state.units[u].space in state.map.index and not state.units[u].reduced
                for u in combat["attackers"] if u not in stand_ins)
     combat["must_retreat"] = combat["winner"] == "attacker" and full
-    combat_cards.settle(combat)
+    events = []
+    if combat_cards.has(combat, "withdrawal", "defender"):
+        events += withdrawal.negate_step(state, combat)
+    _cancel_retreat(combat)
+    combat_cards.settle(state, combat)
     combat["must_retreat"] = combat["must_retreat"] and bool(retreat.to_retreat(state, combat))
     combat["log"].append(f"winner: {combat['winner']}" + (f"; the defenders retreat {retreat.length(combat)} "
                                                           "space(s)" if combat["must_retreat"] else ""))
-    return []
+    return events
+
+
+def _cancel_retreat(combat: dict) -> None:
+    """They Shall Not Pass cancels the retreat for losing; Backs to the Wall and Haig any one
+    retreat; none cancels the retreat Withdrawal asks (12.6.4-12.6.5)."""
+    for effect in combat_cards.effects(combat, "defender"):
+        if effect["kind"] == "cancel_retreat" and combat["must_retreat"] and (
+                effect["which"] == "any" or combat["winner"] == "attacker") and not combat.get("withdrawal"):
+            combat["must_retreat"] = False
+            combat["log"].append(f"{effect['card']} cancels the retreat")
 
 
 def finish(state: PogState, combat: dict) -> list[dict]:
@@ -151,7 +249,7 @@ def finish(state: PogState, combat: dict) -> list[dict]:
     space = combat["space"]
     if combat.get("fort_hit") and any(state.units[u].space == space for u in combat["attackers"]):
         events += forts.destroy_fort(state, space, "15.1.7.1")
-    if not any(state.units[u].space == space for u in combat.get("advanced", [])):
+    if not combat.get("entered"):  # an advance that went on past the space still entered it
         for effect in combat_cards.effects(combat, "attacker"):
             if effect["kind"] == "vp_if_no_advance":  # e.g. Peace Offensive: the price of no advance
                 events += war.add_vp(state, effect["value"], effect["card"], "no advance into the space")

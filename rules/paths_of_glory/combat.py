@@ -19,7 +19,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import combat_cards, forts, near_east, supply, trenches, war
+from . import combat_cards, combat_markers, forts, italy_ops, near_east, supply, trenches, war
 from .movement import Activation, may_cross, space_named
 from .state import PogState, enemy
 
@@ -32,13 +32,15 @@ def charts() -> dict:
 # ---------------------------------------------------------------------------------- designation
 
 def designate(state: PogState, side: str, order: Mapping, activation: Activation, action: dict,
-              barred: tuple[tuple[str, str], ...] = ()) -> dict:
+              barred: tuple[tuple[str, str], ...] = (), italy_19_2: bool = False) -> dict:
     """base 12.1, 12.2.2: the attacking units and the one defending space; a new combat table.
     `barred` are connections no combat or advance may cross (19.1.1). Raises IllegalOrder
     (naming the rule and the field), changing nothing."""
     space = space_named(state, str(order.get("space", "")), "space", "base 12.2.2")
     units = _attackers(state, side, order.get("units") or [], activation, action)
     _check_target(state, side, units, space, action)
+    if italy_19_2:  # 19.2, an option: the attackers into Italy count (R35)
+        italy_ops.check_attack(state, side, units, space)
     for i, unit in enumerate(units):
         if crosses_barred(state.units[unit].space, space, barred):
             raise IllegalOrder(f"{unit} may not attack across the {state.map.name_of(state.units[unit].space)}–"
@@ -55,11 +57,17 @@ def designate(state: PogState, side: str, order: Mapping, activation: Activation
               "defenders": defenders, "fort_only": not defenders, "step": "fire", "log": []}
     if barred:
         combat["barred"] = [list(pair) for pair in barred]
+    if italy_19_2:  # so that the advance is counted too (advance.py)
+        combat["italy_19_2"] = True
     _supply(state, combat)  # 14.1.1.2 (R20): judged at the start of the combat, for cards and fire
-    if order.get("cards"):  # base 12.2.4, 12.2.6: the attacker's cards, before any flank attempt
-        combat["cards"] = {"attacker": combat_cards.check(state, combat, "attacker", order["cards"])}
-        combat_cards.mark_used(state, combat)
+    combat_markers.designate(state, combat)  # R88: events in effect, judged here like supply
     pinning = order.get("pinning")
+    if pinning:
+        combat["pinning"] = str(pinning)  # named with the cards; checked after them (12.3.1 note)
+    if order.get("cards"):  # base 12.2.4, 12.2.6: the attacker's cards, before any flank attempt
+        chosen = combat_cards.check(state, combat, "attacker", order["cards"])
+        combat["cards"] = {"attacker": chosen}
+        combat_cards.use(state, chosen)
     if pinning:
         combat["pinning"] = _check_flank(state, combat, str(pinning))
     for unit in units:
@@ -273,7 +281,8 @@ def fire_column(state: PogState, combat: Mapping, who: str, modifiers: supply.Co
     shift, drm = (modifiers.attacker_shift, modifiers.attacker_drm) if who == "attacker" else \
         (modifiers.defender_shift, modifiers.defender_drm)
     shift += _terrain_shift(state, combat, who, reasons)
-    if who == "attacker" and all(state.units[u].space == charts()["rules"]["sinai"] for u in combat["attackers"]):
+    if who == "attacker" and all(state.units[u].space == charts()["rules"]["sinai"] for u in combat["attackers"]) \
+            and not combat_cards.has(combat, "cancel_sinai", "attacker"):
         drm += charts()["rules"]["sinai_drm"]
         reasons.append(f"all attackers in Sinai: {charts()['rules']['sinai_drm']} (base 12.2.7)")
     card_drm, named = combat_cards.drm(combat, who)
@@ -292,9 +301,9 @@ def _terrain_shift(state: PogState, combat: Mapping, who: str, reasons: list[str
         shift += charts()["terrain_shift"][terrain]
         reasons.append(f"{terrain} {charts()['terrain_shift'][terrain]:+d} (TEC)")
     level = state.trenches.get(space, 0)
-    if combat_cards.has(combat, "cancel_trench"):
+    if combat_cards.has(combat, "cancel_trench") or combat_cards.has(combat, "cancel_trench_shifts"):
         if level:
-            reasons.append("trench effects cancelled by a card")
+            reasons.append("trench shifts cancelled by a card")
         return shift
     if not level and combat_cards.has(combat, "trench_level", "defender"):
         level = next(e["value"] for e in combat_cards.effects(combat, "defender") if e["kind"] == "trench_level")

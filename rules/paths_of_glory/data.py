@@ -177,6 +177,7 @@ class Unit(NamedTuple):
     replaceable: bool = True
     near_east: bool = False
     rp: str | None = None
+    card_nation: str | None = None  # base 9.5.4.1.1, where it is not `nation`
     variant: str | None = None
     rule: str | None = None
 

@@ -34,6 +34,7 @@ class Outcome:
     permanent: set[str] = field(default_factory=set)
     replacements: dict[str, str] = field(default_factory=dict)  # army -> the corps that replaced it
     taken: dict[str, int] = field(default_factory=dict)  # unit -> steps it lost (its replacement's too)
+    targets: list[str] = field(default_factory=list)  # the unit each step fell on, in order
 
     def key(self) -> tuple:
         return tuple(sorted(self.taken.items()))
@@ -55,6 +56,7 @@ def simulate(state: PogState, units: list[str], steps: Iterable[str], oos: Itera
         lf = facts[target].rlf if reduced[target] else facts[target].lf
         outcome.total += lf
         outcome.taken[unit] = outcome.taken.get(unit, 0) + 1
+        outcome.targets.append(target)
         if not reduced[target]:
             reduced[target] = True
             continue

@@ -36,11 +36,13 @@ The move order (one per action: all the movement of that action, in the order it
   Russian entry into a German fort space in August 1914 (15.1.12); an unbesieged enemy fort space
   ends the unit's move (15.1.1), a besieged one may be crossed (15.2.2); no end of move under an
   Attack marker (base 11.1.6) nor, for the CP before Race to the Sea, in Amiens, Calais or Ostend
-  (base 11.1.9). When the unit stops, its side takes control of that space unless an intact enemy
-  fort is there (variant 11.1.4, R01; the ANA never converts, base 11.1.15), an enemy trench there
-  loses a level (base 11.2.5-11.2.6, R03), and a fort whose space now holds enough of the side's
-  units counts as besieged at once (15.2.1, R05); a besieged fort its last besieger left is
-  unbesieged again, and one left short of 15.2.1 counts as lapsed from then on (R39).
+  (base 11.1.9); with the option 19.2, no German, British or French unit beyond its side's limits
+  enters Italy, even in passing (`italy_ops`, R35). When the unit stops, its side takes control of
+  that space unless an intact enemy fort is there (variant 11.1.4, R01; the ANA never converts,
+  base 11.1.15), an enemy trench there loses a level (base 11.2.5-11.2.6, R03), and a fort whose
+  space now holds enough of the side's units counts as besieged at once (15.2.1, R05); a besieged
+  fort its last besieger left is unbesieged again, and one left short of 15.2.1 counts as lapsed
+  from then on (R39).
 When the whole order has moved: stacking at most 3 units (base 10.1.1-10.1.2); every enemy fort
   space entered is besieged (15.1.1, 15.2.1); no besieged fort is left occupied but not besieged
   (15.2.4). A failing order raises IllegalOrder naming the rule and leaves state and activation as
@@ -67,7 +69,7 @@ from typing import NoReturn
 
 from pbem.errors import IllegalOrder
 
-from . import connections, forts, near_east, trenches
+from . import connections, forts, italy_ops, near_east, trenches
 from .data import UnknownSpace
 from .roles import ANA, BEF_UNITS
 from .state import PogState, UnitState
@@ -275,19 +277,20 @@ def _restore(state: PogState, snap: dict) -> None:
 
 
 def move(state: PogState, side: str, order: Mapping, supplied: Callable[[str], bool],
-         activation: Activation, pending: dict | None = None) -> list[dict]:
+         activation: Activation, pending: dict | None = None, italy_19_2: bool = False) -> list[dict]:
     """Carry out one move order: one stack, or (in rule cases) several; returns the events.
 
     With `pending` (the action's record, kept between orders) the end-of-movement tests, stacking
     and sieges (base 10.1.2, 11.1.8, R05, R39), wait for `judge_action` when the movement action
-    ends, as several stacks may together make a siege. On IllegalOrder nothing is changed.
+    ends, as several stacks may together make a siege. `italy_19_2` is the option limiting the
+    units that operate in Italy (R35). On IllegalOrder nothing is changed.
     """
     if activation.side != side:
         raise IllegalOrder("the activation belongs to the other side", rule="8.1.4")  # the active side's action
     steps = _parse(state, order)
     snap = _snapshot(state)
     try:
-        progress = _move(state, side, steps, supplied, activation, judge=pending is None)
+        progress = _move(state, side, steps, supplied, activation, judge=pending is None, italy_19_2=italy_19_2)
     except BaseException:
         _restore(state, snap)
         raise
@@ -332,12 +335,12 @@ class _Progress:
 
 
 def _move(state: PogState, side: str, steps: list[_Step], supplied: Callable[[str], bool],
-          activation: Activation, judge: bool = True) -> _Progress:
+          activation: Activation, judge: bool = True, italy_19_2: bool = False) -> _Progress:
     progress = _Progress(dict(state.forts))
     for step in steps:
         here, path = _mover(state, side, step, supplied, activation, progress.moved)
         start = here.space
-        end = _walk(state, side, step, start, path, progress)
+        end = _walk(state, side, step, start, path, progress, italy_19_2)
         _check_end(state, side, step, end, activation)
         _arrive(state, side, step.unit, start, end, path, progress)
     if judge:
@@ -387,12 +390,15 @@ def _check_mf(state: PogState, step: _Step, here: UnitState, path: list[str]) ->
                 _sub(step.field, "path"))
 
 
-def _walk(state: PogState, side: str, step: _Step, start: str, path: list[str], progress: _Progress) -> str:
+def _walk(state: PogState, side: str, step: _Step, start: str, path: list[str], progress: _Progress,
+          italy_19_2: bool = False) -> str:
     """Check each space entered, in order; returns the space the unit stops in."""
     current = start
     for j, nxt in enumerate(path):
         at = _sub(step.field, f"path[{j}]")
         _check_step(state, side, step, current, nxt, at)
+        if italy_19_2:  # the earlier units of the order stand where they stopped, so they count (R35)
+            _check_italy(state, side, step, nxt, at)
         near_east.record_crossing(state, current, nxt)
         if forts.stops_movement(state, side, nxt):
             if j != len(path) - 1:
@@ -440,6 +446,13 @@ def _check_entry(state: PogState, side: str, step: _Step, nxt: str, at: str) -> 
     if forts.russian_barred(state, unit, nxt):
         _refuse(state, step, f"Russian units may not enter the German fort space {target} in August 1914",
                 "15.1.12", at)
+
+
+def _check_italy(state: PogState, side: str, step: _Step, nxt: str, at: str) -> None:
+    """19.2 (an option, R35): entering Italy, even in passing, is operating there."""
+    reason = italy_ops.entry_refusal(state, side, step.unit, nxt)
+    if reason:
+        _refuse(state, step, reason, italy_ops.RULES[side], at)
 
 
 def _check_end(state: PogState, side: str, step: _Step, end: str, activation: Activation) -> None:

@@ -1,6 +1,6 @@
-"""`pbem show tracks` and `pbem show combat [N]` for Paths of Glory: the record tracks and the
-turn's combats, step by step. Each view has a data function (what --json prints) and a render
-function drawing exactly that data."""
+"""`pbem show tracks`, `pbem show combat [N]` and `pbem show cards` for Paths of Glory: the record
+tracks, the turn's combats step by step, and the combat cards' public zones. Each view has a data
+function (what --json prints) and a render function drawing exactly that data."""
 
 from __future__ import annotations
 
@@ -85,15 +85,47 @@ def render_combat(data: dict):
                              f"{'succeeds' if flank['success'] else 'fails'} ({'; '.join(flank['reasons'])})"))
     for role, names in data.get("cards", {}).items():
         lines.append(literal(f"{role}'s combat cards: {', '.join(names)}"))
+    for role, names in data.get("markers", {}).items():
+        lines.append(literal(f"events helping the {role}: {', '.join(names)}"))
     for who in ("attacker", "defender"):
         fire = data.get(f"{who}_fire")
         if fire:
-            why = "; ".join(fire["reasons"]) or "no shift"
+            why = "; ".join(fire["reasons"]) or "nothing"
             lines.append(literal(f"{who}: {fire['strength']} on the {fire['table']} table, shift {fire['shift']:+d} "
-                                 f"({why}), column {fire['label']}, die {fire['die']}{fire['drm']:+d}: loss number "
-                                 f"{fire['loss_number']}"))
+                                 f"and DRM {fire['drm']:+d} ({why}), column {fire['label']}, die "
+                                 f"{fire['die']}{fire['drm']:+d}: loss number {fire['loss_number']}"))
     lines += [literal(f"supply: {reason}", "dim") for reason in data.get("supply_reasons", [])]
     lines += [literal(f"· {line}") for line in data["log"]]
     if data.get("step") != "done":
         lines.append(Text(f"under way: {data['step']}", style="warn"))
     return Group(*lines)
+
+
+def cards_data(state: PogState) -> dict:
+    """The public card zones (base 9.5.4.2-9.5.4.5, R84) and the events in effect that act in
+    combats (R88)."""
+    from .combat_cards import markers
+
+    zones = {f"{side}_{where}": list(state.cards.get(f"{side}_{where}", [])) for side in SIDES
+             for where in ("front", "discard")}
+    acting = sorted({m.get("event", name) for name, m in markers().items() if m.get("event", name) in state.events})
+    return {**zones, "removed": list(state.cards.get("removed", [])),
+            "used_this_round": list(state.cards.get("round_used", [])),
+            "used_this_turn": list(state.cards.get("turn_used", [])), "combat_events": acting}
+
+
+def render_cards(data: dict):
+    from rich.table import Table
+
+    from pbem.report import literal
+
+    rows = (("Allied cards kept in front (9.5.4.2)", "ap_front"), ("Central Powers cards kept in front", "cp_front"),
+            ("Allied discard pile", "ap_discard"), ("Central Powers discard pile", "cp_discard"),
+            ("removed from the game", "removed"), ("used this action round (9.5.4.4)", "used_this_round"),
+            ("once-a-turn cards used this turn", "used_this_turn"), ("events acting in combats", "combat_events"))
+    table = Table(title="Combat cards and combat events", title_justify="left")
+    table.add_column("zone")
+    table.add_column("cards")
+    for label, key in rows:
+        table.add_row(label, literal(", ".join(data[key]) or "—"))
+    return table

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import forts, losses, near_east, supply, trenches
+from . import combat_cards, forts, losses, near_east, supply, trenches
 from .combat import charts
 from .movement import (
     STACKING_LIMIT,
@@ -18,7 +18,10 @@ from .state import PogState, enemy
 
 
 def length(combat: Mapping) -> int:
-    """base 12.5.2: one space for a difference of one in the loss numbers, else two."""
+    """base 12.5.2: one space for a difference of one in the loss numbers, else two; one after a
+    Withdrawal (12.6.4)."""
+    if combat.get("withdrawal") or combat.get("retreat_before_combat"):
+        return 1
     return 1 if combat["attacker_fire"]["loss_number"] - combat["defender_fire"]["loss_number"] == 1 else 2
 
 
@@ -28,14 +31,18 @@ def to_retreat(state: PogState, combat: Mapping) -> list[str]:
 
 
 def may_stand(state: PogState, combat: Mapping) -> bool:
-    """base 12.5.3: before any unit retreats, in a trench or such terrain, with more than one
-    defending step left."""
+    """base 12.5.3: before any unit retreats, in a trench (unless a card cancels its effects) or
+    such terrain, with more than one defending step left; never after a Withdrawal (12.6.5) or
+    before combat (Great Retreat)."""
     space = combat["space"]
     terrain = state.map.terrain[state.map.index[space]]
     staying = to_retreat(state, combat)
     steps = sum(1 if state.units[u].reduced else 2 for u in staying)
+    trench = (trenches.owner(state, space) == enemy(combat["side"]) and not combat_cards.has(combat, "cancel_trench")) \
+        or combat_cards.has(combat, "trench_level", "defender")  # Turk Determination: "for all purposes"
     return (not combat.get("retreat_paths") and steps > 1
-            and (terrain in charts()["terrain"]["stand"] or trenches.owner(state, space) == enemy(combat["side"])))
+            and not combat.get("withdrawal") and not combat.get("retreat_before_combat")
+            and (terrain in charts()["terrain"]["stand"] or trench))
 
 
 def stand(state: PogState, combat: dict, unit: str) -> list[dict]:

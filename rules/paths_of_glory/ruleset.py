@@ -1,14 +1,17 @@
 """The paths_of_glory ruleset: the plug-in the engine drives (pbem.ruleset contract).
 
-Until the card rules arrive, a side's action is one of (8.1.4, without cards):
-  activate {spaces}   start a movement action in those spaces (14.1.1.1); then
+Until the strategy cards arrive, a side's action is one of (8.1.4, without cards):
+  activate {spaces, attack}  a movement action in those spaces (14.1.1.1), with attack spaces; then
   move {units, path}  one stack's move within it (11), one order per stack; `pass` ends it
-  build_fort {space, corps, rebuild}   within a movement action, before its moves (15.4)
-  economic            resolve the sieges this side besieges (15.3): dice at the entry's roll point
-  political           attrition, both sides at once (14.3.6)
+  build_fort, entrench       within a movement action (15.4, 11.2)
+  attack {units, space, pinning, cards}  a combat after all movement (12); its card steps
+                      (`play_cards`), losses, retreat or stand, and advance follow (battle.py)
+  economic            foreign aid, replacements, then the sieges (16.5.1, 17, 15.3)
+  political           attrition, then foreign policy or peace terms (14.3.6, 16.5)
   pass                end the open action, or take a pass action (8.1.4)
 At the end of every action both sides' OOS markers are adjusted (8.1.5, 14.3.5), then the other
-side acts; the Central Powers act first in each round (8.1.2).
+side acts; the Central Powers act first in each round (8.1.2); the turn ends with the War Status
+Phase (turn.py).
 """
 
 from __future__ import annotations
@@ -101,7 +104,7 @@ class PathsOfGlory(Ruleset[PogState]):
         if over:
             return Over(over)
         combat = state.action.get("combat")
-        if state.action.get("kind") in DICE_STEPS or (combat and combat["step"] == "fire"):
+        if state.action.get("kind") in DICE_STEPS or (combat and combat["step"] in ("flank", "fire")):
             return Chance()
         return Decision((self._owner(state, self._deciding_side(state)),), self._prompt(state))
 
@@ -120,7 +123,9 @@ class PathsOfGlory(Ruleset[PogState]):
         combat = state.action.get("combat")
         if combat:
             where = state.map.name_of(combat["space"])
-            return {"losses": f"combat at {where}: the {combat.get('deciding')} takes losses (losses steps=...)",
+            return {"cards": f"combat at {where}: the {combat.get('deciding')} may play combat cards (play_cards "
+                              "cards=..., or play_cards alone for none)",
+                    "losses": f"combat at {where}: the {combat.get('deciding')} takes losses (losses steps=...)",
                     "retreat": f"combat at {where}: the defender retreats (retreat units=... path=...) or stands",
                     "advance": f"combat at {where}: the attacker advances (advance units=... path=...) or passes",
                     }[combat["step"]]
@@ -180,12 +185,14 @@ class PathsOfGlory(Ruleset[PogState]):
 
     def _attack(self, state: PogState, order: Mapping) -> None:
         """base 9.2.9, 12.2.2: a combat after all movement; its dice at this entry's roll point."""
-        from . import combat, movement, offensives
+        from . import battle, combat, movement, offensives
 
         self._end_movement(state)
         activation = movement.Activation.load(state.action["activation"])
-        designated = combat.designate(state, state.active, order, activation, state.action, self._barred(state))
+        designated = combat.designate(state, state.active, order, activation, state.action, self._barred(state),
+                                      italy_19_2=self._italy_19_2(state))
         state.action["combat"] = designated
+        battle.begin(state, designated)
         if state.mo:  # 7.1.3-7.1.8: judged at designation
             offensives.designate_combat(state, state.active, designated["attackers"], designated["defenders"],
                                         designated["space"])
@@ -196,12 +203,18 @@ class PathsOfGlory(Ruleset[PogState]):
             return (("trent", "verona"),)
         return ()
 
+    def _italy_19_2(self, state: PogState) -> bool:
+        """19.2 (an option): the German, British and French units that may operate in Italy (R35)."""
+        return state.setup is not None and bool(self.chosen(state.setup).get("italy_19_2"))
+
     def _within_combat(self, state: PogState, kind: str, order: Mapping) -> None:
         """A side's choice in the open combat: its losses, a retreat or a stand, an advance or pass."""
         from . import advance, battle, retreat
 
         combat = state.action["combat"]
-        if kind == "losses":
+        if kind == "play_cards":
+            battle.play_cards(state, combat, list(order.get("cards") or []))
+        elif kind == "losses":
             battle.take_losses(state, combat, combat["deciding"], battle.check_losses(state, combat, order["steps"]))
         elif kind == "retreat":
             retreat.retreat(state, combat, order["units"], order["path"])
@@ -213,7 +226,7 @@ class PathsOfGlory(Ruleset[PogState]):
             combat["advance_over"] = True
         if combat.get("advance_over"):
             battle.finish(state, combat)
-        else:
+        elif combat["step"] not in ("cards", "fire", "done"):
             battle.advance_steps(state, combat)
         if combat["step"] == "done":
             del state.action["combat"]
@@ -226,7 +239,7 @@ class PathsOfGlory(Ruleset[PogState]):
         activation = movement.Activation.load(state.action["activation"])
         if kind == "move":
             movement.move(state, side, {"units": order["units"], "path": order["path"]}, self._supplied(state),
-                          activation, state.action.setdefault("pending", {}))
+                          activation, state.action.setdefault("pending", {}), italy_19_2=self._italy_19_2(state))
         elif kind == "entrench":
             from . import entrench
 
@@ -386,8 +399,8 @@ class PathsOfGlory(Ruleset[PogState]):
         """8.1.4: within a movement action its moves (and forts, 15.4) or pass; else a new action."""
         combat = state.action.get("combat")
         if combat:
-            return {"losses": ("losses",), "retreat": ("retreat", "stand"), "advance": ("advance", "pass")
-                    }.get(combat["step"], ())
+            return {"cards": ("play_cards",), "losses": ("losses",), "retreat": ("retreat", "stand"),
+                    "advance": ("advance", "pass")}.get(combat["step"], ())
         if state.action.get("kind") == "offensives":
             return ("offensives",)
         if state.action.get("kind") == "peace_offer":
@@ -424,6 +437,8 @@ class PathsOfGlory(Ruleset[PogState]):
             "combat": View("the turn's last combat step by step (strengths, shifts, dice, losses, retreat, advance); "
                            "'combat N' for the Nth",
                            lambda number=None: record_views.combat_data(state, number), record_views.render_combat),
+            "cards": View("the combat cards kept in front, discarded, removed or used this round, and the events "
+                          "acting in combats", lambda: record_views.cards_data(state), record_views.render_cards),
         }
 
 

@@ -89,6 +89,7 @@ class PogState:
     events: set[str] = field(default_factory=set)
     built_forts: dict[str, int] = field(default_factory=dict)  # 15.4.1: new forts, by space
     removed: set[str] = field(default_factory=set)  # out of the game for good (14.3.5: OOS armies)
+    cards: dict[str, list[str]] = field(default_factory=dict)  # public card zones (card_zones.py)
     # The sequence of play (8.1): whose action, which round, the action under way.
     active: str = "cp"  # 8.1.2: the Central Powers act first in each action round
     round: int = 1
@@ -184,7 +185,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     Keys: base, turn, at_war (added nations), control {space: side}, units {unit: space or
     {space, reduced, oos}} (with base "1914" these move or add units; `remove` lists units to take
     off), forts {space: state}, trenches {space: level}, war_status, commitment, tracks, mo, events,
-    active, round, action.
+    active, round, action, cards {zone: [card ids]}.
     """
     base = position.get("base", "1914")
     state = initial_position(variants)
@@ -226,6 +227,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.active = position.get("active", state.active)
     state.round = position.get("round", state.round)
     state.action = dict(position.get("action", {}))
+    state.cards = {zone: sorted(cards) for zone, cards in position.get("cards", {}).items() if cards}
     state.start = Start.of(state)
     return state
 
@@ -258,7 +260,7 @@ def dump(state: PogState) -> dict:
         "action": state.action,
         **_unless_empty(trench_owner=_owners_apart(state),
                         tracks=dict(sorted(state.tracks.items())), mo=dict(sorted(state.mo.items())),
-                        combats=state.combats, retreated=sorted(state.retreated)),
+                        combats=state.combats, retreated=sorted(state.retreated), cards=state.cards),
     }
 
 
@@ -307,7 +309,7 @@ def load(data: dict, started: PogState) -> PogState:
         built_forts=dict(data["built_forts"]), removed=set(data["removed"]), active=data["active"],
         round=data["round"], action=_plain_copy(data["action"]), setup=started.setup, start=started.start,
         tracks=dict(data.get("tracks", {})), mo=dict(data.get("mo", {})), combats=_plain_copy(data.get("combats", [])),
-        retreated=set(data.get("retreated", [])),
+        retreated=set(data.get("retreated", [])), cards=_plain_copy(data.get("cards", {})),
     )
 
 
@@ -321,7 +323,7 @@ def copy(state: PogState) -> PogState:
         war_status=dict(state.war_status),
         commitment=dict(state.commitment), events=set(state.events), built_forts=dict(state.built_forts),
         removed=set(state.removed), action=_plain_copy(state.action), tracks=dict(state.tracks), mo=dict(state.mo),
-        combats=_plain_copy(state.combats), retreated=set(state.retreated),
+        combats=_plain_copy(state.combats), retreated=set(state.retreated), cards=_plain_copy(state.cards),
     )
 
 

@@ -400,6 +400,18 @@ class Supply:
         """14.1.8: in Medina's special supply (no movement activation, SR, replacements, cards)."""
         return self._special.get(unit) == IN_MEDINA
 
+    def traces_to_port(self, unit: str, port: str) -> bool:
+        """R85 (AP card Maude): is the unit in normal supply, and does its side's path from the
+        unit's space (or, by R14, a usable neighbour) reach `port`, a port its side may use?"""
+        side = self.state.faction(unit)
+        p = self._c.index.get(port)
+        if self._status.get(unit) != SUPPLIED or p not in self._pos.port[side]:
+            return False
+        label = self._pos.parts[side][0]
+        i = self._c.index[self.state.units[unit].space]
+        near = [i] if label[i] >= 0 else list(self._c.neighbours[i])
+        return any(label[w] >= 0 and label[w] == label[p] for w in near)
+
     def units(self) -> dict[str, str]:
         """Status of every unit on the map of a nation at war, by unit id."""
         return dict(self._status)

@@ -1,0 +1,104 @@
+"""Where combat cards go after a combat (base 9.5.4.2-9.5.4.5, 12.2.11; R85): the public zones.
+
+`state.cards` holds, by zone, the card ids it contains:
+  <side>_front    cards won with and kept face up in front of their side (9.5.4.2), usable again
+                  in one combat per action round until lost or the turn ends
+  <side>_discard  its discard pile (9.5.4.3, 9.5.4.5)
+  removed         out of the game: cards marked to be removed after play (9.5.4.2)
+  round_used      cards used in a combat this action round (9.5.4.4)
+  turn_used       cards used once a turn, used this turn
+
+Until the hands arrive a side may use any card of its deck that is neither removed nor used this
+round; the hands will narrow that to the cards held or kept in front.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .state import PogState
+
+
+def zone(state: PogState, name: str) -> list[str]:
+    return state.cards.get(name, [])
+
+
+USAGE = ("round_used", "turn_used")  # marks beside a card's place, not places
+
+
+def _put(state: PogState, name: str, card: str) -> None:
+    for zone_name, cards in state.cards.items():
+        if card in cards and zone_name not in USAGE:
+            cards.remove(card)
+    state.cards.setdefault(name, []).append(card)
+    state.cards[name].sort()
+    _drop_empty(state)
+
+
+def _drop_empty(state: PogState) -> None:
+    for name in [n for n, cards in state.cards.items() if not cards]:
+        del state.cards[name]
+
+
+def unavailable(state: PogState, card: str) -> str | None:
+    """Why a card may not be used in a combat now, or None (9.5.4.2, 9.5.4.4)."""
+    if card in zone(state, "removed"):
+        return "it has been removed from the game"
+    if card in zone(state, "turn_used"):
+        return "it may be used in one combat a turn"
+    if card in zone(state, "round_used"):
+        return "it has been used in a combat this action round"
+    return None
+
+
+def use(state: PogState, card: str, once_per_turn: bool) -> None:
+    """9.5.4.4: a card used in a combat is used for the action round (for the turn if so marked)."""
+    for name in USAGE if once_per_turn else USAGE[:1]:
+        state.cards.setdefault(name, []).append(card)
+        state.cards[name].sort()
+
+
+def unuse(state: PogState, card: str) -> None:
+    """A card that counts as not played (Alberich) is free again."""
+    for name in USAGE:
+        if card in zone(state, name):
+            state.cards[name].remove(card)
+    _drop_empty(state)
+
+
+def settle(state: PogState, combat: dict, catalogue: Mapping[str, dict]) -> None:
+    """base 12.2.11, 9.5.4.2-9.5.4.3: the winner keeps his cards in front of him, the loser (both
+    on a tie) discards them; cards used once a turn are discarded and starred ones removed even
+    when won; They Shall Not Pass is kept unless its side loses."""
+    winner = combat.get("winner")
+    for role, names in combat.get("cards", {}).items():
+        side = combat["side"] if role == "attacker" else _other(combat["side"])
+        for name in (n for n in names if n in catalogue):  # an announced event marker stays in effect
+            card = catalogue[name]
+            kept = winner == role or (winner == "none" and card.get("kept_unless_lost"))
+            if card.get("removed_after_play"):
+                where = "removed"
+            elif kept and not card.get("once_per_turn"):
+                where = f"{side}_front"
+            else:
+                where = f"{side}_discard"
+            _put(state, where, name)
+            combat.setdefault("cards_to", {})[name] = where
+
+
+def _other(side: str) -> str:
+    return "cp" if side == "ap" else "ap"
+
+
+def end_round(state: PogState) -> None:
+    """9.5.4.4: a new action round frees every card for one more combat."""
+    state.cards.pop("round_used", None)
+
+
+def end_turn(state: PogState) -> None:
+    """9.5.4.5: the cards kept in front are discarded at the end of the turn."""
+    for side in ("ap", "cp"):
+        for card in list(zone(state, f"{side}_front")):
+            _put(state, f"{side}_discard", card)
+    state.cards.pop("turn_used", None)
+    end_round(state)
