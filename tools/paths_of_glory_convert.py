@@ -3,14 +3,14 @@
     python tools/paths_of_glory_convert.py REFERENCE_DIR [--out DIR] [--check]
 
 Run it from a checkout where pbem is installed (`pip install -e .`); it is a script of the source
-tree, not part of the installed package. REFERENCE_DIR holds spaces.csv, edges.csv, pieces.csv and
-setup-1914.csv. The output (by default rules/paths_of_glory/data/ in this checkout) is map.toml,
-units.toml and setup_1914.toml, written deterministically: the same CSVs always give the same
-bytes. --check writes nothing and exits 1 when a file differs.
+tree, not part of the installed package. REFERENCE_DIR holds spaces.csv, edges.csv, pieces.csv,
+setup-1914.csv and cards.csv. The output (by default rules/paths_of_glory/data/ in this checkout)
+is map.toml, units.toml, setup_1914.toml and cards.toml, written deterministically: the same CSVs
+always give the same bytes. --check writes nothing and exits 1 when a file differs.
 
 Facts the CSVs do not hold (the Suicide of Europe variants, the supply source groups of 14.2, the
-neutral nations) are constants below, each citing its rule. Only names and numbers are carried
-over; no rule text.
+neutral nations, the card facts fixed by rulings) are constants below, each citing its rule or
+ruling. Only names and numbers are carried over; no rule or card text.
 """
 
 from __future__ import annotations
@@ -599,13 +599,14 @@ def build_setup(ref: Path, facts: MapFacts, units: list[tuple[str, dict]]) -> st
 
 
 def build(ref: Path) -> dict[str, str]:
-    """The three data files' text, by file name."""
+    """The data files' text, by file name."""
     map_text, facts = build_map(ref)
     units_text, units = build_units(ref)
     return {
         "map.toml": map_text,
         "units.toml": units_text,
         "setup_1914.toml": build_setup(ref, facts, units),
+        "cards.toml": build_cards(ref, dict(units)),
     }
 
 
