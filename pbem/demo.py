@@ -55,6 +55,13 @@ def _draws(record) -> Text:
     return text
 
 
+def _shows(show) -> list[list[str]]:
+    """A step's `show`: one view and its words, or a list of them."""
+    if not show:
+        return []
+    return show if isinstance(show[0], list) else [show]
+
+
 def _view(game: Game, words: list[str]):
     engine, _ = game.current()
     view = game.ruleset.views(engine.state, engine.views)[words[0]]
@@ -194,8 +201,8 @@ def _play(games: dict[str, Game], signers: dict, steps: list[dict]):
             yield _refused(games[step["player"]], step, signers[step["player"]])
             continue
         yield from _move(games, signers, step, unseals)
-        if step.get("show"):
-            yield _view(games[step["player"]], step["show"])
+        for words in _shows(step.get("show")):
+            yield _view(games[step["player"]], words)
 
 
 def run(which: str = "freeform", keep: Path | None = None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from pbem.rules.paths_of_glory import trenches
+from pbem.rules.paths_of_glory import card_zones, trenches
 from pbem.rules.paths_of_glory.data import variant_names
 from pbem.rules.paths_of_glory.ruleset import PathsOfGlory
 from pbem.rules.paths_of_glory.state import PogState, position_from_case
@@ -105,8 +105,8 @@ def check_expect(state: PogState, expect: dict) -> None:
         assert event in state.events, event
     for event in expect.get("events_ended", []):
         assert event not in state.events, event
-    for zone, cards in expect.get("cards", {}).items():
-        assert state.cards.get(zone, []) == sorted(cards), zone
+    for zone, cards in expect.get("cards", {}).items():  # named by card or event id
+        assert state.cards.get(zone, []) == sorted(card_zones.key(card) for card in cards), zone
     if "result" in expect:
         assert RULESET.pending(state).result == expect["result"]
     if "combat" in expect:

@@ -82,8 +82,9 @@ def test_the_cli_shows_tracks_and_the_examples_combats(tmp_path):
 
 
 def test_the_cli_shows_where_the_examples_combat_cards_went(tmp_path):
-    """base 9.5.4.2, 9.5.4.4 (R84): Von Francois won at Riga and stays in front of the CP; the
-    starred Kaisertreu and Pleve left the game; both cards of the last round are used for it."""
+    """base 9.5.4.2, 9.5.4.4 (R84, R92): Von Francois won at Riga and stays in front of the CP; the
+    starred Pleve left the game; both cards of the last round are used for it; each hand is one
+    card smaller."""
     import json
 
     from helpers import copy_pog_example, run_cli
@@ -93,6 +94,9 @@ def test_the_cli_shows_where_the_examples_combat_cards_went(tmp_path):
     assert code == 0, err
     data = json.loads(out)
     assert (data["cp_front"], data["removed"], data["used_this_round"]) == (
-        ["von_francois"], ["kaisertreu", "pleve"], ["pleve", "von_francois"])
+        ["cp03 Von Francois"], ["ap04 Pleve"], ["ap04 Pleve", "cp03 Von Francois"])
     code, out, err = run_cli(["show", "cards", "--game", str(game)], tmp_path, home=tmp_path / "home")
-    assert code == 0 and "Central Powers cards kept in front" in out and "von_francois" in out, err
+    assert code == 0 and "Central Powers cards kept in front" in out and "cp03 Von Francois" in out, err
+    code, out, err = run_cli(["show", "hand", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 0, err
+    assert json.loads(out) == {"yours": {}, "counts": {"ap": {"hand": 6, "pile": 7}, "cp": {"hand": 6, "pile": 7}}}

@@ -127,25 +127,29 @@ def test_paths_of_glory_demo_plays_the_whole_sequence():
     assert re.search(r"BR entry / US involvement │ [01] \(us_neutral\)", out)
     # base 12.3: a flank attack pinned from Chateau-Thierry, +1 for each of the three other spaces
     assert "pinning=chateau_thierry" in out
-    # base 12.2.1, R87: the flank die first, then bob's further card and alice's card step, then the fire dice
+    # base 4.3.1, R92: bob keeps Guns of August; both hands are dealt in private; his own he sees
+    assert "seq 1 bob: offensives guns_of_august=true" in out
+    assert re.search(r"Your hand \(CP\): cp01 Guns of August, cp03 Von Francois, (cp\d\d [^,;]+, ){4}cp\d\d [^,;]+; "
+                     r"7 cards in your draw pile", out)
+    # base 12.2.1, R87: the flank die first, then alice's card step, then the fire dice
     assert re.search(r"seq 10 bob: .* dice: flank attack at Cambrai \(base 12\.3\.3\): \d ", out)
-    assert "seq 11 bob: play_cards cards=kaisertreu" in out and "seq 12 alice: play_cards" in out
-    assert re.search(r"seq 12 alice: play_cards .* dice: attacker fire, combat at Cambrai", out)
-    assert "seq 17 alice: play_cards cards=pleve" in out and "defender's combat cards: pleve" in out
+    assert re.search(r"seq 11 alice: play_cards .* dice: attacker fire, combat at Cambrai", out)
+    assert "seq 16 alice: play_cards cards=pleve" in out and "defender's combat cards: pleve" in out
+    assert re.search(r"Central Powers cards kept in front +│ cp03 Von Francois", out)
     assert re.search(r"flank attack pinned from chateau_thierry: die \d\+3, succeeds "
                      r"\(Calais: \+1; Sedan: \+1; Brussels: \+1\)", out)
     # 12.4.4, R48: the reduced BEF army is eliminated and the BEF corps replaces it from the Reserve Box
     assert re.search(r"defender losses \([345]\): (br_bef_corps reduced, )?br_bef_army eliminated for good, "
                      r"br_bef_army replaced by br_bef_corps", out)
     # 12.5: the corps retreats two spaces, to Paris
-    assert "seq 13 alice: retreat units=br_bef_corps path=amiens,paris" in out
+    assert "seq 12 alice: retreat units=br_bef_corps path=amiens,paris" in out
     assert "the defenders retreat 2 space(s)" in out and "br_bef_corps retreat to Paris" in out
     # 17.1: 1 of the scenario's 2 French RPs rebuilds the French 6th Army
-    assert "seq 15 alice: economic replace=fr_6_army" in out and "FR 1, IT 0" in out
+    assert "seq 14 alice: economic replace=fr_6_army" in out and "FR 1, IT 0" in out
     # 12.7.6, 15.1.1: the garrison of Riga gone, the two armies advance into its fort space and besiege it
     assert re.search(r"defender losses \([345]\): ru_corps_10 eliminated, ru_corps_3 eliminated, "
                      r"ru_corps_4 eliminated", out)
-    assert "seq 18 bob: advance units=ge_8_army,ge_10_army path=riga; pass" in out
+    assert "seq 17 bob: advance units=ge_8_army,ge_10_army path=riga; pass" in out
     assert re.search(r"Space Riga \(riga\) .* Fort strength 3, besieged .* Units GE 10 Army GE 8 Army", out)
     assert "verified in all 2 directories" in out
 
@@ -155,7 +159,7 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert result.returncode == 0, result.stderr
     engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
     state = engine.state
-    assert engine.head_seq == 18 and [r.seq for r in engine.rolls] == [1, 2, 4, 9, 10, 12, 15, 17]
+    assert engine.head_seq == 17 and [r.seq for r in engine.rolls] == [1, 2, 4, 9, 10, 11, 14, 16]
     assert state.units["ge_1_army"].space == "liege"
     # base 11.2.2, R83: the 2nd Army's entrench die, drawn after the movement of seq 2, at or under its LF 3
     entrench = engine.rolls[1].draws[0]
@@ -177,11 +181,11 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert cambrai["attack_spaces"] == ["calais", "chateau_thierry", "sedan", "brussels"]
     assert cambrai["flank"]["drm"] == 3 and cambrai["flank"]["success"]
     assert cambrai["fire_order"] == ["attacker", "defender"]
-    # R87: the flank die alone at seq 10; Kaisertreu added after it (starred: out of the game after use)
+    # R87: the flank die alone at seq 10; no card at Cambrai; at Riga one from each hand (R92)
     assert [d.purpose for d in engine.rolls[4].draws] == ["flank attack at Cambrai"]
-    assert cambrai["cards"] == {"attacker": ["kaisertreu"]} and riga["cards"] == {"attacker": ["von_francois"],
-                                                                                 "defender": ["pleve"]}
-    assert state.cards["removed"] == ["kaisertreu", "pleve"] and state.cards["cp_front"] == ["von_francois"]
+    assert "cards" not in cambrai and riga["cards"] == {"attacker": ["von_francois"], "defender": ["pleve"]}
+    assert state.cards["removed"] == ["ap04"] and state.cards["cp_front"] == ["cp03"]  # Pleve is starred
+    assert state.hands == {"ap": {"hand": 6, "pile": 7}, "cp": {"hand": 6, "pile": 7}}
     # 12.4.4, R48: the BEF army is gone for good, the BEF corps from the Reserve Box replaced it
     assert cambrai["replacements"] == {"br_bef_army": "br_bef_corps"}
     assert state.units["br_bef_army"].space == "ap_eliminated" and "br_bef_army" in state.removed

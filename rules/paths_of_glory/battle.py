@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pbem.errors import IllegalOrder
 
-from . import advance, card_zones, combat_cards, forts, losses, retreat, war, withdrawal
+from . import advance, card_zones, combat_cards, forts, hands, losses, retreat, war, withdrawal
 from . import combat as fire
 from .state import PogState, enemy
 
@@ -43,14 +43,12 @@ def next_card_step(state: PogState, combat: dict, dice=None) -> list[dict]:
     return roll(state, combat, dice) if dice is not None else []
 
 
-def play_cards(state: PogState, combat: dict, names: list) -> list[dict]:
+def play_cards(state: PogState, combat: dict, names: list, front: list) -> list[dict]:
     """The deciding side's cards at its card step (base 12.2.6); Alberich ends the combat."""
     role = combat["deciding"]
-    chosen = combat_cards.check(state, combat, role, names)
+    chosen = combat_cards.commit(state, combat, role, names, front)
     announcing = combat.pop("announce_only", False)
     if chosen:
-        combat.setdefault("cards", {}).setdefault(role, []).extend(chosen)
-        combat_cards.use(state, chosen)
         combat["log"].append(f"{role} plays {', '.join(chosen)}")
     if combat_cards.has(combat, "cancel_attack", "defender"):
         return _cancelled(state, combat)
@@ -85,6 +83,7 @@ def _unplay(state: PogState, combat: dict, what: str) -> None:
     unplayed = combat["cards"].pop("attacker", [])
     for name in unplayed:
         card_zones.unuse(state, name)
+    hands.leave_hand(state, combat["side"], -len(combat.get("from_hand", {}).pop("attacker", [])))
     combat["log"].append(what + (f"; {', '.join(unplayed)} count as not played" if unplayed else ""))
 
 

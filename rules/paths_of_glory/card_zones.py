@@ -1,6 +1,7 @@
 """Where combat cards go after a combat (base 9.5.4.2-9.5.4.5, 12.2.11; R85): the public zones.
 
-`state.cards` holds, by zone, the card ids it contains:
+`state.cards` holds, by zone, the card ids it contains (`cp03`; a marker used once a round, by
+its own id); callers name combat cards by their event ids:
   <side>_front    cards won with and kept face up in front of their side (9.5.4.2), usable again
                   in one combat per action round until lost or the turn ends
   <side>_discard  its discard pile (9.5.4.3, 9.5.4.5)
@@ -8,22 +9,32 @@
   round_used      cards used in a combat this action round (9.5.4.4)
   turn_used       cards used once a turn, used this turn
 
-Until the hands arrive a side may use any card of its deck that is neither removed nor used this
-round; the hands will narrow that to the cards held or kept in front.
+Before hands are dealt (a rule case's position) a side may use any card of its deck that is
+neither removed nor used this round; once dealt, the cards it holds or keeps in front (R92).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from . import cards as deck_cards
 from .state import PogState
+
+USAGE = ("round_used", "turn_used")  # marks beside a card's place, not places
+PLACES = ("ap_front", "cp_front", "ap_discard", "cp_discard", "removed")
 
 
 def zone(state: PogState, name: str) -> list[str]:
     return state.cards.get(name, [])
 
 
-USAGE = ("round_used", "turn_used")  # marks beside a card's place, not places
+def key(name: str) -> str:
+    """The id a zone records for a card named by its event id (a marker keeps its own id)."""
+    return deck_cards.card_id(name) or name
+
+
+def in_front(state: PogState, side: str, name: str) -> bool:
+    return key(name) in zone(state, f"{side}_front")
 
 
 def _put(state: PogState, name: str, card: str) -> None:
@@ -40,8 +51,9 @@ def _drop_empty(state: PogState) -> None:
         del state.cards[name]
 
 
-def unavailable(state: PogState, card: str) -> str | None:
+def unavailable(state: PogState, name: str) -> str | None:
     """Why a card may not be used in a combat now, or None (9.5.4.2, 9.5.4.4)."""
+    card = key(name)
     if card in zone(state, "removed"):
         return "it has been removed from the game"
     if card in zone(state, "turn_used"):
@@ -51,18 +63,18 @@ def unavailable(state: PogState, card: str) -> str | None:
     return None
 
 
-def use(state: PogState, card: str, once_per_turn: bool) -> None:
+def use(state: PogState, name: str, once_per_turn: bool) -> None:
     """9.5.4.4: a card used in a combat is used for the action round (for the turn if so marked)."""
-    for name in USAGE if once_per_turn else USAGE[:1]:
-        state.cards.setdefault(name, []).append(card)
-        state.cards[name].sort()
+    for usage in USAGE if once_per_turn else USAGE[:1]:
+        state.cards.setdefault(usage, []).append(key(name))
+        state.cards[usage].sort()
 
 
 def unuse(state: PogState, card: str) -> None:
     """A card that counts as not played (Alberich) is free again."""
     for name in USAGE:
-        if card in zone(state, name):
-            state.cards[name].remove(card)
+        if key(card) in zone(state, name):
+            state.cards[name].remove(key(card))
     _drop_empty(state)
 
 
@@ -82,7 +94,7 @@ def settle(state: PogState, combat: dict, catalogue: Mapping[str, dict]) -> None
                 where = f"{side}_front"
             else:
                 where = f"{side}_discard"
-            _put(state, where, name)
+            _put(state, where, key(name))
             combat.setdefault("cards_to", {})[name] = where
 
 

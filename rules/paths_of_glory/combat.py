@@ -64,10 +64,8 @@ def designate(state: PogState, side: str, order: Mapping, activation: Activation
     pinning = order.get("pinning")
     if pinning:
         combat["pinning"] = str(pinning)  # named with the cards; checked after them (12.3.1 note)
-    if order.get("cards"):  # base 12.2.4, 12.2.6: the attacker's cards, before any flank attempt
-        chosen = combat_cards.check(state, combat, "attacker", order["cards"])
-        combat["cards"] = {"attacker": chosen}
-        combat_cards.use(state, chosen)
+    if order.get("cards") or order.get("front"):  # base 12.2.4, 12.2.6: before any flank attempt
+        combat_cards.commit(state, combat, "attacker", order.get("cards") or [], order.get("front") or [])
     if pinning:
         combat["pinning"] = _check_flank(state, combat, str(pinning))
     for unit in units:

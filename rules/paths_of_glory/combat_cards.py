@@ -17,7 +17,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import card_zones, supply, trenches
+from . import card_zones, cards, hands, supply, trenches
 from .state import PogState, enemy
 
 
@@ -42,34 +42,77 @@ def _choosable(name: str) -> dict | None:
     return catalogue().get(name) or (markers()[name] if markers().get(name, {}).get("announced") else None)
 
 
-def check(state: PogState, combat: Mapping, role: str, names: Iterable) -> list[str]:
-    """The cards `role` uses in this combat, if every one may be; else IllegalOrder naming it."""
+def check(state: PogState, combat: Mapping, role: str, names: Iterable, front: Iterable = ()) -> list[str]:
+    """The cards `role` uses in this combat, played from the hand (`names`) or selected from those
+    kept in front (`front`, base 12.2.6), by event id or card id, if every one may be; else
+    IllegalOrder naming it. Returns their event ids."""
     side = combat["side"] if role == "attacker" else enemy(combat["side"])
     chosen: list[str] = []
-    named = [n for names_of_role in combat.get("cards", {}).values() for n in names_of_role]
-    for i, name in enumerate(str(n) for n in names):
-        card = _choosable(name)
-        where = f"cards[{i}]"
-        if card is None or card["side"] != side or card["role"] not in (role, "either"):
-            raise IllegalOrder(f"{name!r} is not a combat card the {role} may use", rule="base 12.2.6", field=where)
-        if name in chosen or name in named:
-            raise IllegalOrder(f"{name} is already used in this combat", rule="base 12.2.6", field=where)
-        refusal = refusal_of(state, combat, role, name)
-        if refusal:
-            raise IllegalOrder(f"{name}: {refusal[1]}", rule=refusal[0], field=where)
-        chosen.append(name)
+    for field, group in (("cards", names), ("front", front)):
+        for i, name in enumerate(_event_name(str(n)) for n in group):
+            where = f"{field}[{i}]"
+            _check_one(state, combat, role, name, chosen, where)
+            if field == "front" and not card_zones.in_front(state, side, name):
+                raise IllegalOrder(f"{name} is not in front of you", rule="base 9.5.4.2", field=where)
+            if field == "cards" and name in catalogue() and hands.dealt(state):
+                hands.check_from_hand(state, side, [card_zones.key(name)], where)
+            chosen.append(name)
+    from_hand = [n for n in chosen[:len(list(names))] if n in catalogue()]
+    if hands.dealt(state) and len(from_hand) > state.hands[side]["hand"]:
+        raise IllegalOrder(f"the {side.upper()} hand holds {state.hands[side]['hand']} cards", rule="R92",
+                           field="cards")
     return chosen
+
+
+def commit(state: PogState, combat: dict, role: str, names: Iterable, front: Iterable = ()) -> list[str]:
+    """Check and record the cards `role` uses now: used for the round, and those from the hand
+    leave it (R92). Returns their event ids."""
+    names, front = list(names), list(front)
+    chosen = check(state, combat, role, names, front)
+    if chosen:
+        combat.setdefault("cards", {}).setdefault(role, []).extend(chosen)
+        from_hand = [name for name in chosen[:len(names)] if name in catalogue()]
+        if from_hand:
+            combat.setdefault("from_hand", {}).setdefault(role, []).extend(from_hand)
+            hands.leave_hand(state, combat["side"] if role == "attacker" else enemy(combat["side"]), len(from_hand))
+        use(state, chosen)
+    return chosen
+
+
+def _event_name(name: str) -> str:
+    """A combat card named by its card id (`cp56`) is known here by its event id."""
+    card = cards.card_id(name)
+    return cards.event_of(card) or name if card else name
+
+
+def _check_one(state: PogState, combat: Mapping, role: str, name: str, chosen: list[str], where: str) -> None:
+    side = combat["side"] if role == "attacker" else enemy(combat["side"])
+    card = _choosable(name)
+    if card is None or card["side"] != side or card["role"] not in (role, "either"):
+        raise IllegalOrder(f"{name!r} is not a combat card the {role} may use", rule="base 12.2.6", field=where)
+    if name in chosen or name in _named(combat):
+        raise IllegalOrder(f"{name} is already used in this combat", rule="base 12.2.6", field=where)
+    refusal = refusal_of(state, combat, role, name)
+    if refusal:
+        raise IllegalOrder(f"{name}: {refusal[1]}", rule=refusal[0], field=where)
 
 
 def usable(state: PogState, combat: Mapping, role: str) -> list[str]:
     """The cards of `role`'s side that it could still use in this combat: asking a side only when
     this list is not empty lets every card step reveal nothing of a hand."""
     side = combat["side"] if role == "attacker" else enemy(combat["side"])
-    named = {n for names in combat.get("cards", {}).values() for n in names}
+    named = _named(combat)
     choices = {**catalogue(), **{name: m for name, m in markers().items() if m.get("announced")}}
     return [name for name, card in choices.items()
             if card["side"] == side and card["role"] in (role, "either") and name not in named
-            and refusal_of(state, combat, role, name) is None]
+            and _might_hold(state, side, name) and refusal_of(state, combat, role, name) is None]
+
+
+def _might_hold(state: PogState, side: str, name: str) -> bool:
+    """R92: a card the side keeps in front, or may hold in its hand as everyone can tell."""
+    if name in markers() or not hands.dealt(state) or card_zones.in_front(state, side, name):
+        return True
+    return state.hands[side]["hand"] > 0 and card_zones.key(name) in hands.unseen(state, side)
 
 
 def refusal_of(state: PogState, combat: Mapping, role: str, name: str) -> tuple[str, str] | None:

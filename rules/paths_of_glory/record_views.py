@@ -104,14 +104,16 @@ def render_combat(data: dict):
 def cards_data(state: PogState) -> dict:
     """The public card zones (base 9.5.4.2-9.5.4.5, R84) and the events in effect that act in
     combats (R88)."""
+    from .cards import catalogue, label
     from .combat_cards import markers
 
-    zones = {f"{side}_{where}": list(state.cards.get(f"{side}_{where}", [])) for side in SIDES
-             for where in ("front", "discard")}
+    def named(zone: str) -> list[str]:
+        return [label(card) if card in catalogue() else card for card in state.cards.get(zone, [])]
+
+    zones = {f"{side}_{where}": named(f"{side}_{where}") for side in SIDES for where in ("front", "discard")}
     acting = sorted({m.get("event", name) for name, m in markers().items() if m.get("event", name) in state.events})
-    return {**zones, "removed": list(state.cards.get("removed", [])),
-            "used_this_round": list(state.cards.get("round_used", [])),
-            "used_this_turn": list(state.cards.get("turn_used", [])), "combat_events": acting}
+    return {**zones, "removed": named("removed"), "used_this_round": named("round_used"),
+            "used_this_turn": named("turn_used"), "combat_events": acting}
 
 
 def render_cards(data: dict):
@@ -129,3 +131,21 @@ def render_cards(data: dict):
     for label, key in rows:
         table.add_row(label, literal(", ".join(data[key]) or "—"))
     return table
+
+
+def render_hand(data: dict):
+    from rich.console import Group
+    from rich.text import Text
+
+    from pbem.report import literal
+
+    lines = []
+    for side, mine in data["yours"].items():
+        lines.append(literal(f"Your hand ({side.upper()}): {', '.join(mine['hand']) or 'empty'}; "
+                             f"{mine['pile']} cards in your draw pile"))
+    if not data["yours"]:
+        lines.append(Text("No hand of yours on this machine (your key holds it).", style="dim"))
+    for side, counts in data["counts"].items():
+        if counts:
+            lines.append(literal(f"{side.upper()}: {counts['hand']} cards in hand, {counts['pile']} in the pile"))
+    return Group(*lines)

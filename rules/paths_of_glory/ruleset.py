@@ -213,7 +213,7 @@ class PathsOfGlory(Ruleset[PogState]):
 
         combat = state.action["combat"]
         if kind == "play_cards":
-            battle.play_cards(state, combat, list(order.get("cards") or []))
+            battle.play_cards(state, combat, list(order.get("cards") or []), list(order.get("front") or []))
         elif kind == "losses":
             battle.take_losses(state, combat, combat["deciding"], battle.check_losses(state, combat, order["steps"]))
         elif kind == "retreat":
@@ -341,6 +341,10 @@ class PathsOfGlory(Ruleset[PogState]):
             if combat["step"] == "done":
                 del state.action["combat"]
         elif kind == "offensive_roll":
+            from . import hands
+
+            first = self._scenario_data()[state.setup.scenario].get("first_cards", {}) if state.setup else {}
+            hands.deal(state, private, state.action.get("guns_of_august", False), first)
             turn.roll_offensives(state, dice)
         elif kind == "policy":  # 16.5.2
             peace.foreign_policy(state, state.active, state.action["track"], dice)
@@ -358,8 +362,8 @@ class PathsOfGlory(Ruleset[PogState]):
         """The Mandated Offensive Phase's roll (7.1.1, R81), or the answer to peace terms (16.5.3)."""
         from . import peace
 
-        if kind == "offensives":
-            state.action = {"kind": "offensive_roll"}
+        if kind == "offensives":  # base 4.3: the hands are dealt at the same roll point
+            state.action = {"kind": "offensive_roll", "guns_of_august": bool(order.get("guns_of_august"))}
         elif order["accept"]:
             peace.answer_peace(state, True, None)
             self._end_action(state)
@@ -383,6 +387,18 @@ class PathsOfGlory(Ruleset[PogState]):
         from . import turn
 
         turn.end_action(state, self.data("sequence.toml")["first"])
+
+    def private_view(self, state: PogState, player: str) -> dict:
+        """R92: the player's side, and the cards he was dealt or drew with his pile's order."""
+        from . import hands
+
+        side = hands.side_of(state, player)
+        return {"side": side, "hand": [], "pile": []} if side else {}
+
+    def check_private(self, view: dict, player: str, order: Mapping) -> None:
+        from . import hands
+
+        hands.check_private(view, order)
 
     def resign(self, state: PogState, player: str) -> PogState:
         state.events.add(f"resigned:{player}")
@@ -417,7 +433,7 @@ class PathsOfGlory(Ruleset[PogState]):
         return picture.draw(state, focus)
 
     def views(self, state: PogState, private: Mapping[str, dict] | None = None) -> dict:
-        from . import record_views, views
+        from . import hands, record_views, views
 
         return {
             "map": View("spaces by nation: control, forts, trenches, units and OOS markers; 'map NATION' for one "
@@ -439,6 +455,8 @@ class PathsOfGlory(Ruleset[PogState]):
                            lambda number=None: record_views.combat_data(state, number), record_views.render_combat),
             "cards": View("the combat cards kept in front, discarded, removed or used this round, and the events "
                           "acting in combats", lambda: record_views.cards_data(state), record_views.render_cards),
+            "hand": View("your cards and the size of your pile (on the machine with your key), and both sides' "
+                         "hand and pile sizes", lambda: hands.hand_data(state, private), record_views.render_hand),
         }
 
 

@@ -90,6 +90,7 @@ class PogState:
     built_forts: dict[str, int] = field(default_factory=dict)  # 15.4.1: new forts, by space
     removed: set[str] = field(default_factory=set)  # out of the game for good (14.3.5: OOS armies)
     cards: dict[str, list[str]] = field(default_factory=dict)  # public card zones (card_zones.py)
+    hands: dict[str, dict[str, int]] = field(default_factory=dict)  # per side: hand and pile sizes (hands.py)
     # The sequence of play (8.1): whose action, which round, the action under way.
     active: str = "cp"  # 8.1.2: the Central Powers act first in each action round
     round: int = 1
@@ -187,6 +188,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     off), forts {space: state}, trenches {space: level}, war_status, commitment, tracks, mo, events,
     active, round, action, cards {zone: [card ids]}.
     """
+    from .cards import card_id
+
     base = position.get("base", "1914")
     state = initial_position(variants)
     if base == "empty":
@@ -227,7 +230,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.active = position.get("active", state.active)
     state.round = position.get("round", state.round)
     state.action = dict(position.get("action", {}))
-    state.cards = {zone: sorted(cards) for zone, cards in position.get("cards", {}).items() if cards}
+    state.cards = {zone: sorted(card_id(card) or card for card in cards)  # by card or event id
+                   for zone, cards in position.get("cards", {}).items() if cards}
     state.start = Start.of(state)
     return state
 
@@ -260,7 +264,8 @@ def dump(state: PogState) -> dict:
         "action": state.action,
         **_unless_empty(trench_owner=_owners_apart(state),
                         tracks=dict(sorted(state.tracks.items())), mo=dict(sorted(state.mo.items())),
-                        combats=state.combats, retreated=sorted(state.retreated), cards=state.cards),
+                        combats=state.combats, retreated=sorted(state.retreated), cards=state.cards,
+                        hands=state.hands),
     }
 
 
@@ -310,6 +315,7 @@ def load(data: dict, started: PogState) -> PogState:
         round=data["round"], action=_plain_copy(data["action"]), setup=started.setup, start=started.start,
         tracks=dict(data.get("tracks", {})), mo=dict(data.get("mo", {})), combats=_plain_copy(data.get("combats", [])),
         retreated=set(data.get("retreated", [])), cards=_plain_copy(data.get("cards", {})),
+        hands=_plain_copy(data.get("hands", {})),
     )
 
 
@@ -324,6 +330,7 @@ def copy(state: PogState) -> PogState:
         commitment=dict(state.commitment), events=set(state.events), built_forts=dict(state.built_forts),
         removed=set(state.removed), action=_plain_copy(state.action), tracks=dict(state.tracks), mo=dict(state.mo),
         combats=_plain_copy(state.combats), retreated=set(state.retreated), cards=_plain_copy(state.cards),
+        hands=_plain_copy(state.hands),
     )
 
 
