@@ -101,6 +101,8 @@ def check_expect(state: PogState, expect: dict) -> None:
     for field in ("turn", "round", "active"):
         if field in expect:
             assert getattr(state, field) == expect[field], field
+    for side, sizes in expect.get("hands", {}).items():
+        assert state.hands.get(side) == sizes, side
     for event in expect.get("events", []):
         assert event in state.events, event
     for event in expect.get("events_ended", []):

@@ -47,7 +47,7 @@ def test_each_side_is_dealt_seven_mobilization_cards_it_alone_sees(pog):
         assert len(mine[who]) == 7 and len(set(mine[who])) == 7
         assert set(mine[who]) <= set(cards.deck(side, "mobilization"))
     counts = pog.json("alice", "show", "hand")["counts"]
-    assert counts == {"ap": {"hand": 7, "pile": 7}, "cp": {"hand": 7, "pile": 7}}
+    assert counts == {side: {"hand": 7, "pile": 7, "limit": 7, "optional": 0} for side in ("ap", "cp")}
     state = json.dumps(pog.json("alice", "show", "cards"))
     assert not [card for card in mine["bob"] if card in state]  # the public zones hold none of them
 

@@ -53,7 +53,7 @@ def test_show_map_refuses_an_unknown_nation_and_names_the_nearest(example):
 # ---------------------------------------------------------------------------- the siege roll (15.3)
 
 def test_the_siege_roll_says_its_arithmetic_and_whether_the_fort_fell(example):
-    said = "siege of Liege: 1 − 2 = −1, not above 3: Liege holds"
+    said = "siege of Liege: 4 − 2 = 2, not above 3: Liege holds"
     code, out, err = pbem(example, "verify", "--roll", "4", "--json")
     assert code == 0, err
     assert [draw["purpose"] for draw in json.loads(out)["draws"]] == [said]
@@ -85,7 +85,7 @@ def test_rules_lists_the_options(example):
     assert code == 0, err
     assert set(json.loads(out)["options"]) == {"vesting_holland", "italy_19_1", "italy_19_1_1", "italy_19_1_2",
                                                "italy_19_1_3", "italy_19_2", "vp_bid", "vp_bid_to",
-                                               "entrench_reminder"}
+                                               "entrench_reminder", "hand_8", "optional_cards"}
 
 
 def test_every_option_changes_the_game():
@@ -94,9 +94,11 @@ def test_every_option_changes_the_game():
     changes in play. The side a bid is ceded to matters once there is a bid."""
     companions = {"vp_bid_to": {"vp_bid": 1}}
     in_play = {"entrench_reminder": "entrench_reminder_takes_one_off",  # change play, not the start: rule cases
-               "italy_19_2": "third_german_corps_may_not_move_into_italy"}
+               "italy_19_2": "third_german_corps_may_not_move_into_italy",
+               "hand_8": "hand_8_deals_eight",
+               "optional_cards": "all_optional_cards_join_the_decks_with_eight_card_hands"}
     cases = "".join((Path(__file__).parent / "cases" / "paths_of_glory" / name).read_text()
-                    for name in ("trenches.toml", "italy_ops.toml"))
+                    for name in ("trenches.toml", "italy_ops.toml", "hands.toml"))
     for name, spec in ruleset.options.items():
         if name in in_play:
             assert f'id = "{in_play[name]}"' in cases, name

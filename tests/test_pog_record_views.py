@@ -99,4 +99,5 @@ def test_the_cli_shows_where_the_examples_combat_cards_went(tmp_path):
     assert code == 0 and "Central Powers cards kept in front" in out and "cp03 Von Francois" in out, err
     code, out, err = run_cli(["show", "hand", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0, err
-    assert json.loads(out) == {"yours": {}, "counts": {"ap": {"hand": 6, "pile": 7}, "cp": {"hand": 6, "pile": 7}}}
+    sizes = {"hand": 6, "pile": 7, "limit": 7, "optional": 0}
+    assert json.loads(out) == {"yours": {}, "counts": {"ap": sizes, "cp": sizes}}

@@ -185,7 +185,7 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert [d.purpose for d in engine.rolls[4].draws] == ["flank attack at Cambrai"]
     assert "cards" not in cambrai and riga["cards"] == {"attacker": ["von_francois"], "defender": ["pleve"]}
     assert state.cards["removed"] == ["ap04"] and state.cards["cp_front"] == ["cp03"]  # Pleve is starred
-    assert state.hands == {"ap": {"hand": 6, "pile": 7}, "cp": {"hand": 6, "pile": 7}}
+    assert state.hands == {side: {"hand": 6, "pile": 7, "limit": 7, "optional": 0} for side in ("ap", "cp")}
     # 12.4.4, R48: the BEF army is gone for good, the BEF corps from the Reserve Box replaced it
     assert cambrai["replacements"] == {"br_bef_army": "br_bef_corps"}
     assert state.units["br_bef_army"].space == "ap_eliminated" and "br_bef_army" in state.removed

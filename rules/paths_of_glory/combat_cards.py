@@ -55,7 +55,7 @@ def check(state: PogState, combat: Mapping, role: str, names: Iterable, front: I
             if field == "front" and not card_zones.in_front(state, side, name):
                 raise IllegalOrder(f"{name} is not in front of you", rule="base 9.5.4.2", field=where)
             if field == "cards" and name in catalogue() and hands.dealt(state):
-                hands.check_from_hand(state, side, [card_zones.key(name)], where)
+                hands.check_from_hand(state, side, card_zones.key(name), where)
             chosen.append(name)
     from_hand = [n for n in chosen[:len(list(names))] if n in catalogue()]
     if hands.dealt(state) and len(from_hand) > state.hands[side]["hand"]:

@@ -15,7 +15,7 @@ private change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from pbem.errors import IllegalOrder
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pbem.hidden import PrivateDraws
 
 HAND_SIZE = 7  # base 4.3.1-4.3.2
+LARGE_HAND = 8  # 9.1.4 (an option), and with all the optional cards
 GUNS_OF_AUGUST = "cp01"  # base 4.3.1
 RULE = "base 4.3"
 
@@ -42,47 +43,44 @@ def side_of(state: PogState, player: str) -> str | None:
     return next((side for seat in state.setup.roster if seat.id == player for side in seat.sides), None)
 
 
-def deal(state: PogState, private: PrivateDraws | None, guns_of_august: bool,
+def deal(state: PogState, private: PrivateDraws | None, guns_of_august: bool, options: Mapping,
          first: Mapping[str, list[str]] | None = None) -> None:
-    """base 4.3: each side's Mobilization deck shuffled in private, seven cards dealt; Guns of
-    August first if chosen, and a teaching scenario's `first_cards` (public, by its data)."""
+    """base 4.3: each side's Mobilization deck shuffled in private, seven cards dealt (eight with
+    9.1.4 or the optional cards); Guns of August first if chosen, and a teaching scenario's
+    `first_cards` (public, by its data)."""
     if state.setup is None or dealt(state):
         return
+    optional = options.get("optional_cards") == "all"
+    size = LARGE_HAND if optional or options.get("hand_8") else HAND_SIZE
     for seat in (seat for seat in state.setup.roster if seat.role == "player"):
         side = seat.sides[0]
         held = [GUNS_OF_AUGUST] if side == "cp" and guns_of_august else []
         held += [card for card in (first or {}).get(side, []) if card not in held]
-        pile = [card for card in cards.deck(side, "mobilization") if card not in held]
+        pile = [card for card in cards.deck(side, "mobilization", optional) if card not in held]
         dice = private.dice(seat.id, f"deal {side.upper()}'s first hand", RULE) if private else None
         view = private.view(seat.id) if private else None
         if dice is not None and view is not None:
             shuffled = dice.shuffle(pile, f"shuffle {side.upper()}'s Mobilization deck", RULE)
-            drawn = HAND_SIZE - len(held)
+            drawn = size - len(held)
             view.update({"side": side, "hand": held + shuffled[:drawn], "pile": shuffled[drawn:]})
-        state.hands[side] = {"hand": HAND_SIZE, "pile": len(pile) + len(held) - HAND_SIZE}
+        state.hands[side] = {"hand": size, "pile": len(pile) + len(held) - size, "limit": size,
+                             "optional": int(optional)}
 
 
 def unseen(state: PogState, side: str) -> set[str]:
     """The cards the side may hold, as everyone can tell: its decks so far, less the public zones."""
     levels = cards.LEVELS[: cards.LEVELS.index(state.commitment[side]) + 1]
-    decks = {card for level in levels for card in cards.deck(side, level)}
+    optional = bool(state.hands.get(side, {}).get("optional"))
+    decks = {card for level in levels for card in cards.deck(side, level, optional)}
     public = {card for zone in card_zones.PLACES for card in card_zones.zone(state, zone)}
     return decks - public
 
 
-def check_from_hand(state: PogState, side: str, named: Iterable[str], field: str) -> None:
-    """What everyone checks at once of cards played from a hand (R92): each could still be held,
-    and the hand holds that many."""
-    named = list(named)
-    if not dealt(state):
-        return
-    pool = unseen(state, side)
-    for i, card in enumerate(named):
-        if card not in pool:
-            raise IllegalOrder(f"{cards.label(card)} cannot be in the {side.upper()} hand: it is in a public zone "
-                               "or not yet in the deck", rule="R92", field=f"{field}[{i}]")
-    if len(named) > state.hands[side]["hand"]:
-        raise IllegalOrder(f"the {side.upper()} hand holds {state.hands[side]['hand']} cards", rule="R92", field=field)
+def check_from_hand(state: PogState, side: str, card: str, field: str) -> None:
+    """What everyone checks at once of a card played from a hand (R92): it could still be held."""
+    if dealt(state) and card not in unseen(state, side):
+        raise IllegalOrder(f"{cards.label(card)} cannot be in the {side.upper()} hand: it is in a public zone or "
+                           "not in its decks", rule="R92", field=field)
 
 
 def leave_hand(state: PogState, side: str, count: int) -> None:

@@ -147,5 +147,6 @@ def render_hand(data: dict):
         lines.append(Text("No hand of yours on this machine (your key holds it).", style="dim"))
     for side, counts in data["counts"].items():
         if counts:
-            lines.append(literal(f"{side.upper()}: {counts['hand']} cards in hand, {counts['pile']} in the pile"))
+            lines.append(literal(f"{side.upper()}: {counts['hand']} cards in hand (at most {counts['limit']}), "
+                                 f"{counts['pile']} in the pile"))
     return Group(*lines)

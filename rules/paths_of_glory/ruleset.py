@@ -344,7 +344,8 @@ class PathsOfGlory(Ruleset[PogState]):
             from . import hands
 
             first = self._scenario_data()[state.setup.scenario].get("first_cards", {}) if state.setup else {}
-            hands.deal(state, private, state.action.get("guns_of_august", False), first)
+            options = self.chosen(state.setup) if state.setup else {}
+            hands.deal(state, private, state.action.get("guns_of_august", False), options, first)
             turn.roll_offensives(state, dice)
         elif kind == "policy":  # 16.5.2
             peace.foreign_policy(state, state.active, state.action["track"], dice)
