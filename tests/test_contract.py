@@ -282,7 +282,7 @@ def test_pbem_rules_lists_options_and_orders_with_rules_fields_and_examples(tmp_
     assert data["options"]["italy_19_1_1"]["excludes"] == ["italy_19_1"]
     assert data["orders"]["move"]["fields"]["path"] == {"type": "list", "required": True,
                                                         "help": "the spaces entered, in order"}
-    assert data["orders"]["activate"]["example"] == "activate spaces=aachen,koblenz attack=koblenz"
+    assert data["orders"]["activate"]["example"] == "activate spaces=aachen,koblenz attack=koblenz card=cp09"
     code, out, err = run_cli(["rules", "paths_of_glory"], tmp_path)
     assert code == 0, err
     assert "italy_19_1_1 (rule 19.1.1; bool, default off; excludes italy_19_1)" in out
@@ -313,13 +313,13 @@ def pog_game(tmp_path):
 
 def test_a_player_moves_with_lists_typed_as_on_the_board(pog_game):
     bob = pog_game / "bob"
-    code, out, err = run_cli(["move", "activate spaces=aachen,insterberg", "move units=ge_1_army path=liege",
-                              "move units=ge_8_army path=konigsberg,tannenberg", "pass"], bob,
-                             home=pog_game / "home" / "bob")
+    code, out, err = run_cli(["move", "activate spaces=[insterberg]", "move units=ge_8_army path=konigsberg,tannenberg",
+                              "pass"], bob, home=pog_game / "home" / "bob")
     assert code == 0, err
-    assert "activate spaces=aachen,insterberg; move units=ge_1_army path=liege" in out
+    assert "activate spaces=insterberg; move units=ge_8_army path=konigsberg,tannenberg" in out
     entry = tomllib.loads((bob / "entries" / "000002.toml").read_text())
-    assert entry["orders"][2] == {"kind": "move", "units": ["ge_8_army"], "path": ["konigsberg", "tannenberg"]}
+    assert entry["orders"][0] == {"kind": "activate", "spaces": ["insterberg"]}
+    assert entry["orders"][1] == {"kind": "move", "units": ["ge_8_army"], "path": ["konigsberg", "tannenberg"]}
     code, out, err = run_cli(["show", "space", "tannenberg", "--json"], bob, home=pog_game / "home" / "bob")
     assert "ge_8_army" in json.dumps(json.loads(out)), out
 

@@ -201,16 +201,16 @@ def test_a_paths_of_glory_move_refused_half_way_leaves_the_position(pog):
     """alice (Allied Powers) is on move at the example's head: her activation and first move reach
     the trial's position, then her second move is refused."""
     engine = pog.engine()
-    orders = [{"kind": "activate", "spaces": ["paris"]}, {"kind": "move", "units": ["fr_6_army"], "path": ["rouen"]},
-              {"kind": "move", "units": ["fr_6_army"], "path": ["berlin"]}]
+    orders = [{"kind": "activate", "spaces": ["melun"]}, {"kind": "move", "units": ["fr_3_army"], "path": ["orleans"]},
+              {"kind": "move", "units": ["fr_3_army"], "path": ["berlin"]}]
     refused_without_trace(engine, pog_entry(pog, engine, "alice", orders), [], IllegalOrder, r"orders\[3\]")
-    assert engine.state.units["fr_6_army"].space == "paris" and engine.state.action == {}
+    assert engine.state.units["fr_3_army"].space == "melun" and engine.state.action == {}
 
 
 def test_a_paths_of_glory_state_mismatch_and_an_entry_out_of_turn_leave_the_position(pog):
     engine = pog.engine()
     refused_without_trace(engine, pog_entry(pog, engine, "bob", [{"kind": "pass"}]), [], IllegalOrder, "out of turn")
-    activate = [{"kind": "activate", "spaces": ["paris"]}]
+    activate = [{"kind": "activate", "spaces": ["melun"]}]
     refused_without_trace(engine, pog_entry(pog, engine, "alice", activate, state="ab" * 32), [], ChainBroken,
                           "state hash mismatch")
     computed, _ = engine.clone().apply_entry(pog_entry(pog, engine, "alice", activate), {}.get, check_state=False)

@@ -78,6 +78,14 @@ class PogTable:
     def combat(self) -> dict:
         return self.json("bob", "show", "combat")
 
+    def ops_card(self, who: str, ops: int) -> str:
+        """A card of `who`'s hand worth at least `ops` OPS (every CP Mobilization card gives 2)."""
+        from pbem.rules.paths_of_glory import cards
+
+        side = SIDES[who]
+        held = [label.split()[0] for label in self.json(who, "show", "hand")["yours"][side]["hand"]]
+        return next(card for card in held if cards.catalogue()[card]["ops"] >= ops)
+
     def units_in(self, space: str) -> dict[str, dict]:
         return {unit["id"]: unit for unit in self.json("bob", "show", "space", space)["units"]}
 
@@ -138,7 +146,8 @@ def attack_sedan(pog: PogTable, units: str) -> str:
     loss number (5) beats the defender's greatest (4, from one army of strength 3), so the defenders
     retreat whatever the dice: after the CP's losses, if they have a choice, it is the retreat
     step. Returns the unit that retreats (the FR 5th Army, or the corps that replaced it)."""
-    pog.play("bob", "activate spaces= attack=metz,koblenz", f"attack units={units} space=sedan")
+    pog.play("bob", f"activate spaces= attack=metz,koblenz card={pog.ops_card('bob', 2)}",
+             f"attack units={units} space=sedan")
     play_no_cards(pog, "alice", "Sedan")
     if pog.combat()["step"] == "losses":  # a loss of 3 or 4 reduces any one army, as the CP like
         pog.waiting("bob", "combat at Sedan: the attacker takes losses (losses steps=...)")
@@ -150,8 +159,8 @@ def attack_sedan(pog: PogTable, units: str) -> str:
 
 def play_no_cards(pog: PogTable, who: str, space: str) -> None:
     """base 12.2.6, R87: the defender's card step comes before the fire dice; he plays none."""
-    pog.waiting(who, f"combat at {space}: the defender may play combat cards (play_cards cards=..., or play_cards "
-                     "alone for none)")
+    pog.waiting(who, f"combat at {space}: the defender may play combat cards (play_cards cards=... from the hand "
+                     "and/or front=... kept in front, or play_cards alone for none)")
     pog.play(who, "play_cards")
 
 
@@ -171,7 +180,8 @@ def test_a_second_attack_on_a_space_in_one_action_is_refused(pog):
     """base 12.1.6: a space is attacked once an action. GE 6th Army attacks Nancy (two FR armies,
     fort): it cannot win, so no retreat; then the armies in Metz may not attack Nancy too, but may
     attack Verdun."""
-    pog.play("bob", "activate spaces= attack=strasbourg,metz", "attack units=ge_6_army space=nancy")
+    pog.play("bob", f"activate spaces= attack=strasbourg,metz card={pog.ops_card('bob', 2)}",
+             "attack units=ge_6_army space=nancy")
     play_no_cards(pog, "alice", "Nancy")
     if pog.combat()["step"] == "losses":  # a loss of 3 reduces one of two FR armies: the AP choose
         pog.waiting("alice", "combat at Nancy: the defender takes losses (losses steps=...)")

@@ -47,7 +47,7 @@ def test_each_side_is_dealt_seven_mobilization_cards_it_alone_sees(pog):
         assert len(mine[who]) == 7 and len(set(mine[who])) == 7
         assert set(mine[who]) <= set(cards.deck(side, "mobilization"))
     counts = pog.json("alice", "show", "hand")["counts"]
-    assert counts == {side: {"hand": 7, "pile": 7, "limit": 7, "optional": 0} for side in ("ap", "cp")}
+    assert counts == {side: {"hand": 7, "pile": 7, "limit": 7, "optional": 0, "decks": 1} for side in ("ap", "cp")}
     state = json.dumps(pog.json("alice", "show", "cards"))
     assert not [card for card in mine["bob"] if card in state]  # the public zones hold none of them
 
@@ -61,15 +61,16 @@ def test_a_new_machine_derives_the_same_hand_from_the_key(pog, tmp_path):
     assert [label.split()[0] for label in json.loads(out)["yours"]["cp"]["hand"]] == before
 
 
-ATTACK_SEDAN = ("activate spaces= attack=metz,koblenz",
-                "attack units=ge_2_army,ge_3_army,ge_4_army,ge_5_army space=sedan")
+def attack_sedan(pog: PogTable) -> None:
+    pog.play("bob", f"activate spaces= attack=metz,koblenz card={pog.ops_card('bob', 2)}",
+             "attack units=ge_2_army,ge_3_army,ge_4_army,ge_5_army space=sedan")
 
 
 def test_a_combat_card_not_held_is_refused_before_signing(tmp_path):
     """R92: Withdrawal is the one Allied Mobilization card that fits the defence of Sedan; alice's
     own client refuses it when it is not in her hand, and nothing is signed."""
     pog = dealt_until(tmp_path, lambda held: "ap06" not in held)
-    pog.play("bob", *ATTACK_SEDAN)
+    attack_sedan(pog)
     before = snapshot(pog.dir("alice"))
     code, out, err = pog.cli("alice", "move", "play_cards cards=ap_withdrawal")
     assert code == 1 and out == "", out
@@ -81,7 +82,7 @@ def test_a_card_signed_without_the_hand_is_caught_by_the_audit(tmp_path):
     """alice signs on a machine that never derived her hand, playing Withdrawal she does not hold;
     once both have disclosed, the audit names her entry, the field and the rule."""
     pog = dealt_until(tmp_path, lambda held: "ap06" not in held)
-    pog.play("bob", *ATTACK_SEDAN)
+    attack_sedan(pog)
     laptop = tmp_path / "laptop"
     shutil.copytree(pog.dir("alice"), laptop)
     code, _, err = run_cli(["move", "play_cards cards=ap_withdrawal"], laptop, home=tmp_path / "bare-home")
@@ -105,7 +106,7 @@ def pog_disclose(pog: PogTable) -> None:
 def test_the_defender_plays_a_card_he_holds(tmp_path):
     """R92: a combat card from the hand leaves it (the count drops by one) and is used for the round."""
     pog = dealt_until(tmp_path, lambda held: "ap06" in held)
-    pog.play("bob", *ATTACK_SEDAN)
+    attack_sedan(pog)
     pog.play("alice", "play_cards cards=ap_withdrawal")
     assert pog.json("bob", "show", "hand")["counts"]["ap"]["hand"] == 6
     assert "ap06" not in hand(pog, "alice")

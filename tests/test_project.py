@@ -129,8 +129,12 @@ def test_paths_of_glory_demo_plays_the_whole_sequence():
     assert "pinning=chateau_thierry" in out
     # base 4.3.1, R92: bob keeps Guns of August; both hands are dealt in private; his own he sees
     assert "seq 1 bob: offensives guns_of_august=true" in out
-    assert re.search(r"Your hand \(CP\): cp01 Guns of August, cp03 Von Francois, (cp\d\d [^,;]+, ){4}cp\d\d [^,;]+; "
-                     r"7 cards in your draw pile", out)
+    hand = re.search(r"Your hand \(CP\): (.*?); 7 cards in your draw pile", out)
+    assert hand and len(re.findall(r"cp\d\d", hand[1])) == 7, out
+    assert all(f"{card} " in hand[1] for card in ("cp01", "cp03", "cp09")), hand[1]  # chosen, first_cards
+    # R93: cards played as OPS pay for the activations
+    assert "seq 2 bob: activate spaces=aachen,insterberg,koblenz card=cp01" in out
+    assert "activate attack=chateau_thierry,sedan,brussels,calais card=cp09" in out
     # base 12.2.1, R87: the flank die first, then alice's card step, then the fire dice
     assert re.search(r"seq 10 bob: .* dice: flank attack at Cambrai \(base 12\.3\.3\): \d ", out)
     assert re.search(r"seq 11 alice: play_cards .* dice: attacker fire, combat at Cambrai", out)
@@ -185,7 +189,11 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert [d.purpose for d in engine.rolls[4].draws] == ["flank attack at Cambrai"]
     assert "cards" not in cambrai and riga["cards"] == {"attacker": ["von_francois"], "defender": ["pleve"]}
     assert state.cards["removed"] == ["ap04"] and state.cards["cp_front"] == ["cp03"]  # Pleve is starred
-    assert state.hands == {side: {"hand": 6, "pile": 7, "limit": 7, "optional": 0} for side in ("ap", "cp")}
+    # R93: Guns of August (OPS 3) and Reichstag Truce (OPS 4) paid for two activations; Von Francois
+    # and Pleve were combat cards: the CP hand is three smaller, the Allied one
+    assert state.hands == {"ap": {"hand": 6, "pile": 7, "limit": 7, "optional": 0, "decks": 1},
+                           "cp": {"hand": 4, "pile": 7, "limit": 7, "optional": 0, "decks": 1}}
+    assert state.cards["cp_discard"] == ["cp01", "cp09"]
     # 12.4.4, R48: the BEF army is gone for good, the BEF corps from the Reserve Box replaced it
     assert cambrai["replacements"] == {"br_bef_army": "br_bef_corps"}
     assert state.units["br_bef_army"].space == "ap_eliminated" and "br_bef_army" in state.removed

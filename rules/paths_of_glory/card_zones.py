@@ -37,7 +37,7 @@ def in_front(state: PogState, side: str, name: str) -> bool:
     return key(name) in zone(state, f"{side}_front")
 
 
-def _put(state: PogState, name: str, card: str) -> None:
+def put(state: PogState, name: str, card: str) -> None:
     for zone_name, cards in state.cards.items():
         if card in cards and zone_name not in USAGE:
             cards.remove(card)
@@ -94,7 +94,7 @@ def settle(state: PogState, combat: dict, catalogue: Mapping[str, dict]) -> None
                 where = f"{side}_front"
             else:
                 where = f"{side}_discard"
-            _put(state, where, key(name))
+            put(state, where, key(name))
             combat.setdefault("cards_to", {})[name] = where
 
 
@@ -111,6 +111,6 @@ def end_turn(state: PogState) -> None:
     """9.5.4.5: the cards kept in front are discarded at the end of the turn."""
     for side in ("ap", "cp"):
         for card in list(zone(state, f"{side}_front")):
-            _put(state, f"{side}_discard", card)
+            put(state, f"{side}_discard", card)
     state.cards.pop("turn_used", None)
     end_round(state)

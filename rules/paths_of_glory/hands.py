@@ -37,14 +37,14 @@ def dealt(state: PogState) -> bool:
     return bool(state.hands)
 
 
-def side_of(state: PogState, player: str) -> str | None:
-    if state.setup is None:
-        return None
-    return next((side for seat in state.setup.roster if seat.id == player for side in seat.sides), None)
+def empty_view(sides) -> dict:
+    """A player's private view before the deal: per side he commands, the cards he was dealt or
+    drew and his draw pile's order."""
+    return {"sides": {side: {"hand": [], "pile": []} for side in sides}}
 
 
 def deal(state: PogState, private: PrivateDraws | None, guns_of_august: bool, options: Mapping,
-         first: Mapping[str, list[str]] | None = None) -> None:
+         owners: Mapping[str, str], first: Mapping[str, list[str]] | None = None) -> None:
     """base 4.3: each side's Mobilization deck shuffled in private, seven cards dealt (eight with
     9.1.4 or the optional cards); Guns of August first if chosen, and a teaching scenario's
     `first_cards` (public, by its data)."""
@@ -52,24 +52,23 @@ def deal(state: PogState, private: PrivateDraws | None, guns_of_august: bool, op
         return
     optional = options.get("optional_cards") == "all"
     size = LARGE_HAND if optional or options.get("hand_8") else HAND_SIZE
-    for seat in (seat for seat in state.setup.roster if seat.role == "player"):
-        side = seat.sides[0]
+    for side, player in sorted(owners.items()):
         held = [GUNS_OF_AUGUST] if side == "cp" and guns_of_august else []
         held += [card for card in (first or {}).get(side, []) if card not in held]
         pile = [card for card in cards.deck(side, "mobilization", optional) if card not in held]
-        dice = private.dice(seat.id, f"deal {side.upper()}'s first hand", RULE) if private else None
-        view = private.view(seat.id) if private else None
+        dice = private.dice(player, f"deal {side.upper()}'s first hand", RULE) if private else None
+        view = private.view(player) if private else None
         if dice is not None and view is not None:
             shuffled = dice.shuffle(pile, f"shuffle {side.upper()}'s Mobilization deck", RULE)
             drawn = size - len(held)
-            view.update({"side": side, "hand": held + shuffled[:drawn], "pile": shuffled[drawn:]})
+            view.setdefault("sides", {})[side] = {"hand": held + shuffled[:drawn], "pile": shuffled[drawn:]}
         state.hands[side] = {"hand": size, "pile": len(pile) + len(held) - size, "limit": size,
-                             "optional": int(optional)}
+                             "optional": int(optional), "decks": 1}
 
 
 def unseen(state: PogState, side: str) -> set[str]:
     """The cards the side may hold, as everyone can tell: its decks so far, less the public zones."""
-    levels = cards.LEVELS[: cards.LEVELS.index(state.commitment[side]) + 1]
+    levels = cards.LEVELS[: state.hands.get(side, {}).get("decks", 1)]  # the decks shuffled in so far
     optional = bool(state.hands.get(side, {}).get("optional"))
     decks = {card for level in levels for card in cards.deck(side, level, optional)}
     public = {card for zone in card_zones.PLACES for card in card_zones.zone(state, zone)}
@@ -78,9 +77,19 @@ def unseen(state: PogState, side: str) -> set[str]:
 
 def check_from_hand(state: PogState, side: str, card: str, field: str) -> None:
     """What everyone checks at once of a card played from a hand (R92): it could still be held."""
-    if dealt(state) and card not in unseen(state, side):
-        raise IllegalOrder(f"{cards.label(card)} cannot be in the {side.upper()} hand: it is in a public zone or "
-                           "not in its decks", rule="R92", field=field)
+    if not dealt(state) or card in unseen(state, side):
+        return
+    if card in card_zones.zone(state, f"{side}_front"):
+        raise IllegalOrder(f"{cards.label(card)} is kept in front of you: name it in front=, not cards=",
+                           rule="base 9.5.4.2", field=field)
+    raise IllegalOrder(f"{cards.label(card)} cannot be in the {side.upper()} hand: it is in a public zone or not "
+                       "in the decks shuffled in so far", rule="R92", field=field)
+
+
+def play_to_discard(state: PogState, side: str, card: str) -> None:
+    """A card played from the hand for OPS, SR or RP goes to its side's discard pile."""
+    leave_hand(state, side, 1)
+    card_zones.put(state, f"{side}_discard", card)
 
 
 def leave_hand(state: PogState, side: str, count: int) -> None:
@@ -91,34 +100,42 @@ def leave_hand(state: PogState, side: str, count: int) -> None:
 
 # ---------------------------------------------------------------------------------- private views
 
-def played_from_hand(order: Mapping) -> list[str]:
-    """The card ids an order plays from its player's hand."""
+def played_from_hand(order: Mapping) -> list[tuple[str, str]]:
+    """(field, card id) of each card an order plays from its player's hand."""
+    if order.get("kind") == "activate" and order.get("card"):
+        card = cards.card_id(str(order["card"]))
+        return [("card", card)] if card else []
     if order.get("kind") not in ("attack", "play_cards"):
         return []
-    return [card for card in (cards.card_id(str(name)) for name in order.get("cards") or []) if card]
+    named = [(f"cards[{i}]", cards.card_id(str(name))) for i, name in enumerate(order.get("cards") or [])]
+    # an event announced at a card step (Great Retreat) is named like a card but not played from the hand
+    return [(field, card) for field, card in named if card and cards.catalogue()[card].get("combat_card")]
 
 
 def check_private(view: Mapping, order: Mapping) -> None:
-    """His own client (and the audit) refuse a card he does not hold."""
-    hand = view.get("hand")
-    if hand is None:
-        return
-    for i, card in enumerate(played_from_hand(order)):
-        if card not in hand:
-            raise IllegalOrder(f"you do not hold {cards.label(card)}", rule="R92", field=f"cards[{i}]")
+    """His own client (and the audit) refuse a card he does not hold (of the side whose card it is;
+    a card of a side he does not command the public check refuses)."""
+    for field, card in played_from_hand(order):
+        mine = view.get("sides", {}).get(cards.catalogue()[card]["side"])
+        if mine is not None and card not in mine["hand"]:
+            raise IllegalOrder(f"you do not hold {cards.label(card)}", rule="R92", field=field)
 
 
-def holding(state: PogState, view: Mapping) -> list[str]:
-    """The cards of a view still in the hand: not in a public zone nor used in the open combat."""
+def holding(state: PogState, mine: Mapping) -> list[str]:
+    """The cards of a side's view still in the hand: not in a public zone nor used in the open
+    combat; by number."""
     public = {card for zone in card_zones.PLACES for card in card_zones.zone(state, zone)}
     combat = state.action.get("combat") or {}
     in_use = {cards.card_id(name) for names in combat.get("cards", {}).values() for name in names}
-    return [card for card in view.get("hand", []) if card not in public and card not in in_use]
+    held = [card for card in mine.get("hand", []) if card not in public and card not in in_use]
+    return sorted(held, key=list(cards.catalogue()).index)
 
 
 def hand_data(state: PogState, private: Mapping[str, dict] | None) -> dict:
     """`pbem show hand`: your cards and pile size (where your key is), both sides' counts."""
-    yours = {view["side"]: {"hand": [cards.label(card) for card in holding(state, view)],
-                            "pile": len(view.get("pile", []))}
-             for view in (private or {}).values() if view.get("side")}
-    return {"yours": yours, "counts": {side: dict(state.hands.get(side, {})) for side in SIDES}}
+    yours = {side: {"hand": [cards.label(card) + (" (combat card)" if cards.catalogue()[card].get("combat_card")
+                                                   else "") for card in holding(state, mine)],
+                    "pile": len(mine.get("pile", []))}
+             for view in (private or {}).values() for side, mine in view.get("sides", {}).items()}
+    return {"dealt": dealt(state), "yours": yours,
+            "counts": {side: dict(state.hands.get(side, {})) for side in SIDES}}

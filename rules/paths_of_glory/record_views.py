@@ -139,6 +139,8 @@ def render_hand(data: dict):
 
     from pbem.report import literal
 
+    if not data["dealt"]:
+        return Text("The hands are dealt at the roll point of the Central Powers' first entry (base 4.3).")
     lines = []
     for side, mine in data["yours"].items():
         lines.append(literal(f"Your hand ({side.upper()}): {', '.join(mine['hand']) or 'empty'}; "

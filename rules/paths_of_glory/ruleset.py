@@ -1,7 +1,8 @@
 """The paths_of_glory ruleset: the plug-in the engine drives (pbem.ruleset contract).
 
-Until the strategy cards arrive, a side's action is one of (8.1.4, without cards):
-  activate {spaces, attack}  a movement action in those spaces (14.1.1.1), with attack spaces; then
+A side's action is one of (8.1.4; SR, RP and event plays are still to come):
+  activate {spaces, attack, card}  an operation paid with a card as OPS or the automatic OPS 1
+                      (9.2, operations.py): movement in those spaces (14.1.1.1), attacks from those; then
   move {units, path}  one stack's move within it (11), one order per stack; `pass` ends it
   build_fort, entrench       within a movement action (15.4, 11.2)
   attack {units, space, pinning, cards}  a combat after all movement (12); its card steps
@@ -124,13 +125,14 @@ class PathsOfGlory(Ruleset[PogState]):
         if combat:
             where = state.map.name_of(combat["space"])
             return {"cards": f"combat at {where}: the {combat.get('deciding')} may play combat cards (play_cards "
-                              "cards=..., or play_cards alone for none)",
+                              "cards=... from the hand and/or front=... kept in front, or play_cards alone for none)",
                     "losses": f"combat at {where}: the {combat.get('deciding')} takes losses (losses steps=...)",
                     "retreat": f"combat at {where}: the defender retreats (retreat units=... path=...) or stands",
                     "advance": f"combat at {where}: the attacker advances (advance units=... path=...) or passes",
                     }[combat["step"]]
         if state.action.get("kind") == "offensives":
-            return f"turn {state.turn}: the Central Powers roll both sides' mandated offensives (offensives)"
+            return (f"turn {state.turn}: the Central Powers deal both hands (Guns of August in theirs with "
+                    "offensives guns_of_august=true) and roll both sides' mandated offensives (offensives)")
         if state.action.get("kind") == "peace_offer":
             other = "Allied Powers" if state.active == "cp" else "Central Powers"
             return f"{other}: accept or reject the {side}' peace terms (answer_peace accept=true or false)"
@@ -251,8 +253,9 @@ class PathsOfGlory(Ruleset[PogState]):
         state.action["activation"] = activation.dump()
 
     def _new_action(self, state: PogState, kind: str, order: Mapping) -> None:
-        """8.1.4 without cards: activate for movement, an economic action (sieges), or a political one."""
-        from . import movement
+        """8.1.4: activate for movement (paid with a card as OPS, or OPS 1), an economic action
+        (sieges), or a political one."""
+        from . import movement, operations
 
         if kind == "activate":
             spaces, attack = order.get("spaces") or [], order.get("attack") or []
@@ -262,7 +265,9 @@ class PathsOfGlory(Ruleset[PogState]):
             self._refuse_medina(state, state.active, spaces)
             activation = movement.activate_for_movement(state, state.active, spaces, self._supplied(state))
             activation = movement.activate_for_attack(state, state.active, attack, activation)
-            state.action = {"kind": "movement", "activation": activation.dump()}
+            paid = operations.pay(state, state.active, order.get("card"), sorted(activation.move),
+                                  sorted(activation.attack))
+            state.action = {"kind": "movement", "activation": activation.dump(), **({"ops": paid} if paid else {})}
         elif kind == "economic":
             self._economic(state, order)
         else:
@@ -345,7 +350,8 @@ class PathsOfGlory(Ruleset[PogState]):
 
             first = self._scenario_data()[state.setup.scenario].get("first_cards", {}) if state.setup else {}
             options = self.chosen(state.setup) if state.setup else {}
-            hands.deal(state, private, state.action.get("guns_of_august", False), options, first)
+            hands.deal(state, private, state.action.get("guns_of_august", False), options,
+                       self._players(state.setup) if state.setup else {}, first)
             turn.roll_offensives(state, dice)
         elif kind == "policy":  # 16.5.2
             peace.foreign_policy(state, state.active, state.action["track"], dice)
@@ -363,6 +369,9 @@ class PathsOfGlory(Ruleset[PogState]):
         """The Mandated Offensive Phase's roll (7.1.1, R81), or the answer to peace terms (16.5.3)."""
         from . import peace
 
+        if kind == "offensives" and order.get("guns_of_august") and state.hands:
+            raise IllegalOrder("the hands are dealt already: Guns of August is chosen at the game's first entry",
+                               rule="base 4.3.1", field="guns_of_august")
         if kind == "offensives":  # base 4.3: the hands are dealt at the same roll point
             state.action = {"kind": "offensive_roll", "guns_of_august": bool(order.get("guns_of_august"))}
         elif order["accept"]:
@@ -393,8 +402,9 @@ class PathsOfGlory(Ruleset[PogState]):
         """R92: the player's side, and the cards he was dealt or drew with his pile's order."""
         from . import hands
 
-        side = hands.side_of(state, player)
-        return {"side": side, "hand": [], "pile": []} if side else {}
+        if state.setup is None:
+            return {}
+        return hands.empty_view(side for side, owner in self._players(state.setup).items() if owner == player)
 
     def check_private(self, view: dict, player: str, order: Mapping) -> None:
         from . import hands

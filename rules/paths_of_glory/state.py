@@ -186,7 +186,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     Keys: base, turn, at_war (added nations), control {space: side}, units {unit: space or
     {space, reduced, oos}} (with base "1914" these move or add units; `remove` lists units to take
     off), forts {space: state}, trenches {space: level}, war_status, commitment, tracks, mo, events,
-    active, round, action, cards {zone: [card ids]}.
+    active, round, action, cards {zone: [card ids]}, hands {side: {hand, pile}} (hands dealt:
+    their cards are private, so a case knows only the sizes).
     """
     from .cards import card_id
 
@@ -232,6 +233,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.action = dict(position.get("action", {}))
     state.cards = {zone: sorted(card_id(card) or card for card in cards)  # by card or event id
                    for zone, cards in position.get("cards", {}).items() if cards}
+    state.hands = {side: {"limit": 7, "optional": 0, **sizes} for side, sizes in position.get("hands", {}).items()}
     state.start = Start.of(state)
     return state
 

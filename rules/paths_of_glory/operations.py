@@ -1,0 +1,104 @@
+"""Operations (seed 9.2; R93): what activating spaces costs, and the card that pays for it.
+
+A space costs one Activation Point per nationality in it (9.2.3), forts aside, with the seed's
+groupings: the British family (ANA, AUS, CND, PT are British pieces here), Belgians in six western
+spaces and the Dutch in their two as British, French and US units together in France and Germany.
+After the Fall of the Tsar each Russian unit costs one for combat (9.2.2). A space activated for
+both costs its attack cost, at least 2 (9.2.5). No nationality may be withheld (9.2.4): every unit
+of the side in the space counts. The Allies activate at most one space on the Near East map for
+combat per action, the MEF beach head's and the BR NE Army's aside (9.2.7).
+
+An action pays with a card played as OPS (its OPS value) or, with no card, the automatic OPS 1
+(8.1.4). Before hands are dealt (a rule case's position) activation is not priced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pbem.errors import IllegalOrder
+
+from . import cards, hands
+from .state import PogState
+
+AS_BRITISH = {"be": {"antwerp", "brussels", "liege", "ostend", "calais", "amiens"},  # 9.2.3
+              "ho": {"amsterdam", "nijmegen"}}
+FRENCH_WITH_US = {"fr", "ge"}  # 9.2.3: the map nations where French and US units count as one
+FALL_OF_THE_TSAR = "fall_of_the_tsar"  # 9.2.2: the event after which Russian combat costs per unit
+NEAR_EAST_EXEMPT_UNITS = {"br_ne_army"}  # 9.2.7: its space does not count against the limit
+MINIMUM_BOTH = 2  # 9.2.5
+AUTOMATIC_OPS = 1  # 8.1.4
+
+
+def _group(state: PogState, unit: str, space: str) -> str:
+    """The nationality a unit counts as for activation in this space (9.2.3)."""
+    nation = state.nation(unit)
+    space_nation = state.map.nation[state.map.index[space]]
+    if space in AS_BRITISH.get(nation, ()):
+        return "br"
+    if nation == "us" and space_nation in FRENCH_WITH_US:
+        return "fr"
+    return nation
+
+
+def space_cost(state: PogState, side: str, space: str, attack: bool) -> int:
+    """9.2.2-9.2.3: the Activation Points one space costs, for movement or for attack."""
+    units = [u for u in state.units_in(space) if state.faction(u) == side]
+    groups = {_group(state, u, space) for u in units}
+    if attack and FALL_OF_THE_TSAR in state.events and "ru" in groups:
+        return len(groups - {"ru"}) + sum(1 for u in units if state.nation(u) == "ru")
+    return len(groups)
+
+
+def cost(state: PogState, side: str, move: Iterable[str], attack: Iterable[str]) -> int:
+    """The whole activation: each space once, at its attack cost and at least 2 if both (9.2.5)."""
+    move, attack = set(move), set(attack)
+    total = 0
+    for space in move | attack:
+        if space in attack:
+            price = space_cost(state, side, space, True)
+            total += max(price, MINIMUM_BOTH) if space in move else price
+        else:
+            total += space_cost(state, side, space, False)
+    return total
+
+
+def check_near_east(state: PogState, side: str, attack: list[str]) -> None:
+    """9.2.7: one Allied space on the Near East map activated for combat per action."""
+    if side != "ap":
+        return
+    counted = [space for space in attack if state.map.map[state.map.index[space]] == "neareast"
+               and not NEAR_EAST_EXEMPT_UNITS & set(state.units_in(space)) and not _beach_head(state, space)]
+    if len(counted) > 1:
+        raise IllegalOrder("the Allies activate one space on the Near East map for combat per action",
+                           rule="9.2.7", field="attack")
+
+
+def _beach_head(state: PogState, space: str) -> bool:
+    from . import connections
+
+    beach = connections.beach_index(state)
+    return beach is not None and state.map.index[space] == beach
+
+
+def pay(state: PogState, side: str, card: str | None, move: list[str], attack: list[str]) -> dict:
+    """Price the activation against the card played as OPS, or the automatic OPS 1; the card
+    leaves the hand for the discard pile. Returns what the action records of it."""
+    check_near_east(state, side, attack)
+    if not hands.dealt(state):
+        return {}
+    budget, played = AUTOMATIC_OPS, None
+    if card:
+        played = cards.card_id(card)
+        if played is None or cards.catalogue()[played]["side"] != side:
+            raise IllegalOrder(f"{card!r} is not a card of your deck", rule="9.2.1", field="card")
+        hands.check_from_hand(state, side, played, "card")
+        budget = cards.catalogue()[played]["ops"]
+    price = cost(state, side, move, attack)
+    if price > budget:
+        paid_with = f"{cards.label(played)} gives {budget}" if played else "the automatic operation gives 1"
+        raise IllegalOrder(f"activating these spaces costs {price} Activation Points; {paid_with}",
+                           rule="9.2.1", field="card" if played else "spaces")
+    if played:
+        hands.play_to_discard(state, side, played)
+    return {"ops": budget, "cost": price, **({"card": played} if played else {})}
