@@ -7,6 +7,7 @@ A side's action is one of (8.1.4; SR, RP and event plays are still to come):
   build_fort, entrench       within a movement action (15.4, 11.2)
   attack {units, space, pinning, cards}  a combat after all movement (12); its card steps
                       (`play_cards`), losses, retreat or stand, and advance follow (battle.py)
+  rp {card | rp}      a card played as RP, or the automatic RP 1 (9.4, card_plays.py)
   economic            foreign aid, replacements, then the sieges (16.5.1, 17, 15.3)
   political           attrition, then foreign policy or peace terms (14.3.6, 16.5)
   pass                end the open action, or take a pass action (8.1.4)
@@ -141,7 +142,7 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "movement":
             return (f"{side}, turn {state.turn} round {state.round}: move, build_fort or entrench in the activated "
                     "spaces, attack from the spaces activated for attack, or pass")
-        return f"{side}, turn {state.turn} round {state.round}: activate, economic, political or pass"
+        return f"{side}, turn {state.turn} round {state.round}: activate, rp, economic, political or pass"
 
     def _owner(self, state: PogState, side: str) -> str:
         if state.setup is None:  # a position from a rule case: no charter, so the side plays itself
@@ -270,6 +271,11 @@ class PathsOfGlory(Ruleset[PogState]):
             state.action = {"kind": "movement", "activation": activation.dump(), **({"ops": paid} if paid else {})}
         elif kind == "economic":
             self._economic(state, order)
+        elif kind == "rp":  # base 9.4.2: the whole action
+            from . import card_plays
+
+            card_plays.play_rp(state, state.active, order)
+            self._end_action(state)
         else:
             self._political(state, order)
 
@@ -436,7 +442,7 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("attack", "pass")  # base 9.2.9: movement is over once combat begins
         if state.action.get("kind") == "movement":
             return ("move", "build_fort", "entrench", "attack", "pass")
-        return ("activate", "economic", "political", "pass")
+        return ("activate", "rp", "economic", "political", "pass")
 
     def picture(self, state: PogState, focus: str | None = None) -> str | None:
         from . import picture

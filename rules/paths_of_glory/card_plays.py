@@ -1,0 +1,50 @@
+"""Cards played for what they give rather than their event (seed 8.1.4, 9.1.3): a card played as
+RP, or the automatic RP 1 (base 9.4, R94). Operations are operations.py.
+
+An RP play marks the card's RPs on the General Records Track (9.4.1; replacements.record_rps) and
+is the whole action (9.4.2). A side may not play a card as RP in two action rounds of a turn in a
+row (base 9.4.3); the automatic RP 1 is no card play and is never barred. The card goes to its
+side's discard pile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbem.errors import IllegalOrder
+
+from . import cards, hands, replacements
+from .state import PogState
+
+AUTOMATIC_RP = 1  # 8.1.4
+
+
+def _last_rp_round(state: PogState, side: str) -> tuple[int, int]:
+    return state.tracks.get(f"rp_card_turn_{side}", 0), state.tracks.get(f"rp_card_round_{side}", 0)
+
+
+def play_rp(state: PogState, side: str, order: Mapping) -> list[dict]:
+    """`rp card=cp12` (the card's RPs) or `rp rp=ge` (the automatic RP 1, of the type named)."""
+    if order.get("card"):
+        card = _card_of_side(state, side, str(order["card"]))
+        if _last_rp_round(state, side) == (state.turn, state.round - 1):
+            raise IllegalOrder("a card was played as RP in your previous action round this turn", rule="base 9.4.3",
+                               field="card")
+        events = replacements.record_rps(state, side, dict(cards.catalogue()[card]["rp"]))
+        if hands.dealt(state):
+            hands.play_to_discard(state, side, card)
+        state.tracks[f"rp_card_turn_{side}"], state.tracks[f"rp_card_round_{side}"] = state.turn, state.round
+        return events
+    rp = str(order.get("rp") or "")
+    if not rp:
+        raise IllegalOrder("name the card played as RP (card=cp12) or, for the automatic RP 1, the RP type (rp=ge)",
+                           rule="8.1.4", field="card")
+    return replacements.record_rps(state, side, {rp: AUTOMATIC_RP}, rp_card=False)
+
+
+def _card_of_side(state: PogState, side: str, name: str) -> str:
+    card = cards.card_id(name)
+    if card is None or cards.catalogue()[card]["side"] != side:
+        raise IllegalOrder(f"{name!r} is not a card of your deck", rule="9.1.3", field="card")
+    hands.check_from_hand(state, side, card, "card")
+    return card
