@@ -7,6 +7,8 @@ A side's action is one of (8.1.4; SR, RP and event plays are still to come):
   build_fort, entrench       within a movement action (15.4, 11.2)
   attack {units, space, pinning, cards}  a combat after all movement (12); its card steps
                       (`play_cards`), losses, retreat or stand, and advance follow (battle.py)
+  sr {card}           a card played as SR, or the automatic SR 1; then `redeploy {unit, to}`
+                      per unit and `pass` (9.3, base 13.1, sr.py)
   rp {card | rp}      a card played as RP, or the automatic RP 1 (9.4, card_plays.py)
   economic            foreign aid, replacements, then the sieges (16.5.1, 17, 15.3)
   political           attrition, then foreign policy or peace terms (14.3.6, 16.5)
@@ -142,7 +144,10 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "movement":
             return (f"{side}, turn {state.turn} round {state.round}: move, build_fort or entrench in the activated "
                     "spaces, attack from the spaces activated for attack, or pass")
-        return f"{side}, turn {state.turn} round {state.round}: activate, rp, economic, political or pass"
+        if state.action.get("kind") == "sr":
+            return (f"{side}, turn {state.turn} round {state.round}: redeploy (redeploy unit=... to=...) with "
+                    f"{state.action['points']} SR points left, or pass")
+        return f"{side}, turn {state.turn} round {state.round}: activate, sr, rp, economic, political or pass"
 
     def _owner(self, state: PogState, side: str) -> str:
         if state.setup is None:  # a position from a rule case: no charter, so the side plays itself
@@ -161,6 +166,8 @@ class PathsOfGlory(Ruleset[PogState]):
             self._within_combat(state, kind, order)
         elif kind in ("offensives", "answer_peace"):
             self._phase_order(state, kind, order)
+        elif state.action.get("kind") == "sr":
+            self._within_sr(state, kind, order)
         elif kind == "pass":
             if in_movement:
                 self._end_movement(state)
@@ -234,6 +241,18 @@ class PathsOfGlory(Ruleset[PogState]):
         if combat["step"] == "done":
             del state.action["combat"]
 
+    def _within_sr(self, state: PogState, kind: str, order: Mapping) -> None:
+        """One unit's redeployment (13.1), or the pass that ends the SR action (9.3.3: a card played
+        as SR redeploys at least one unit)."""
+        from . import sr
+
+        if kind == "redeploy":
+            sr.redeploy(state, state.active, state.action, order)
+            return
+        if state.action.get("card") and not state.action["redeployed"]:
+            raise IllegalOrder("a card played as SR redeploys at least one unit", rule="9.3.3", field="kind")
+        self._end_action(state)
+
     def _within_movement(self, state: PogState, kind: str, order: Mapping) -> None:
         """A move (11) or a fort built before any move (15.4) inside the open movement action."""
         from . import forts, movement, supply
@@ -271,6 +290,10 @@ class PathsOfGlory(Ruleset[PogState]):
             state.action = {"kind": "movement", "activation": activation.dump(), **({"ops": paid} if paid else {})}
         elif kind == "economic":
             self._economic(state, order)
+        elif kind == "sr":
+            from . import sr
+
+            state.action = sr.open_sr(state, state.active, order.get("card"))
         elif kind == "rp":  # base 9.4.2: the whole action
             from . import card_plays
 
@@ -442,7 +465,9 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("attack", "pass")  # base 9.2.9: movement is over once combat begins
         if state.action.get("kind") == "movement":
             return ("move", "build_fort", "entrench", "attack", "pass")
-        return ("activate", "rp", "economic", "political", "pass")
+        if state.action.get("kind") == "sr":
+            return ("redeploy", "pass")
+        return ("activate", "sr", "rp", "economic", "political", "pass")
 
     def picture(self, state: PogState, focus: str | None = None) -> str | None:
         from . import picture
