@@ -9,8 +9,9 @@ from the map; units come out of it into a space with a supplied unit of their na
 only the ANA or the SN), and corps into a supplied capital of their nation (US corps into any
 Allied-held port in France); not while the enemy holds or besieges the nation's capital (Belgians
 and Serbs aside). No unit redeploys twice in an action (13.1.3), and the stack limit holds (10.1.1).
-Not yet: SR by sea (13.1.7), the limits of 13.1.12 and 13.2, and the conversion of SR points to
-OPS (9.3.3).
+By sea (13.1.7): a corps, never Russian, from a port its side may use to another. The Near East
+limits of a turn (13.2) and the supply limits on the Reserve Box (13.1.12) are in near_east_sr.py.
+Not yet: the conversion of SR points to OPS (9.3.3).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import cards, forts, hands, replacements, supply
+from . import cards, forts, hands, near_east_sr, replacements, supply
 from .movement import STACKING_LIMIT, may_cross, space_named
 from .state import PogState, enemy
 
@@ -58,18 +59,23 @@ def redeploy(state: PogState, side: str, action: dict, order: Mapping) -> None:
                            field="unit")
     start, reserve = state.units[unit].space, f"{side}_reserve"
     end = reserve if to in ("reserve", reserve) else space_named(state, to, "to", RULE)
+    by_sea = bool(order.get("sea"))
     if start == reserve:
         _check_out_of_reserve(state, side, unit, end)
     elif end == reserve:
         _check_into_reserve(state, side, unit)
+    elif by_sea:
+        _check_by_sea(state, side, unit, start, end)
     else:
         _check_overland(state, side, unit, start, end)
+    near_east_sr.check(state, side, unit, start, end, by_sea)
     if end != reserve and len(state.units_in(end)) >= STACKING_LIMIT:
         raise IllegalOrder(f"{state.map.name_of(end)} holds {STACKING_LIMIT} units already", rule="base 10.1.1",
                            field="to")
     state.units[unit].space = end
     action["points"] -= price
     action["redeployed"].append(unit)
+    near_east_sr.count(state, side, unit, start, end, by_sea)
     if start in state.map.index:
         forts.update_siege(state, start)
 
@@ -92,6 +98,22 @@ def _check_overland(state: PogState, side: str, unit: str, start: str, end: str)
         raise IllegalOrder(f"no route through friendly spaces from {state.map.name_of(start)} to "
                            f"{state.map.name_of(end)}" + (" inside Russia" if state.nation(unit) == "ru" else ""),
                            rule="base 13.1.6" if state.nation(unit) == "ru" else "base 13.1.5", field="to")
+
+
+def _check_by_sea(state: PogState, side: str, unit: str, start: str, end: str) -> None:
+    """13.1.7: a corps, never Russian, between two ports its side may use, in supply."""
+    if state.unit_facts[unit].type != "corps":
+        raise IllegalOrder(f"{unit} is an army: armies never redeploy by sea", rule="base 13.1.7", field="unit")
+    if state.nation(unit) == "ru":
+        raise IllegalOrder(f"{unit} is Russian: Russian corps never redeploy by sea", rule="base 13.1.6",
+                           field="unit")
+    computed = supply.compute(state)
+    if not computed.in_supply(unit):
+        raise IllegalOrder(f"{unit} is out of supply", rule="base 13.1.5", field="unit")
+    for where, field in ((start, "unit"), (end, "to")):
+        if not computed.usable_port(side, where):
+            raise IllegalOrder(f"{state.map.name_of(where)} is not a port your side may use",
+                               rule="base 13.1.7.1" if side == "cp" else "base 13.1.7.2", field=field)
 
 
 def _friendly(state: PogState, side: str, space: str) -> bool:

@@ -400,6 +400,12 @@ class Supply:
         """14.1.8: in Medina's special supply (no movement activation, SR, replacements, cards)."""
         return self._special.get(unit) == IN_MEDINA
 
+    def usable_port(self, side: str, space: str) -> bool:
+        """Is `space` a port the side may use (14.1.4.1-14.1.4.2, base 13.1.7.1-13.1.7.2): friendly,
+        open, unbesieged, in the side's nations (Constantinople for the Allies only with Gallipoli)?"""
+        i = self._c.index.get(space)
+        return i is not None and i in self._pos.port[side]
+
     def traces_to_port(self, unit: str, port: str) -> bool:
         """R85 (AP card Maude): is the unit in normal supply, and does its side's path from the
         unit's space (or, by R14, a usable neighbour) reach `port`, a port its side may use?"""
