@@ -39,6 +39,9 @@ def play_rp(state: PogState, side: str, order: Mapping) -> list[dict]:
     if not rp:
         raise IllegalOrder("name the card played as RP (card=cp12) or, for the automatic RP 1, the RP type (rp=ge)",
                            rule="8.1.4", field="card")
+    if rp in replacements.rp_types(side) and not replacements.may_record(state, rp):
+        raise IllegalOrder(f"no {rp} RP may be recorded now (a neutral nation, or US RPs before Over There)",
+                           rule="base 9.4.1", field="rp")
     return replacements.record_rps(state, side, {rp: AUTOMATIC_RP}, rp_card=False)
 
 

@@ -96,9 +96,10 @@ def pay(state: PogState, side: str, card: str | None, move: list[str], attack: l
         budget = cards.catalogue()[played]["ops"]
     price = cost(state, side, move, attack)
     if price > budget:
-        paid_with = f"{cards.label(played)} gives {budget}" if played else "the automatic operation gives 1"
+        paid_with = f"{cards.label(played)} gives {budget}" if played else \
+            "the automatic operation gives 1: play a card as OPS (card=...)"
         raise IllegalOrder(f"activating these spaces costs {price} Activation Points; {paid_with}",
-                           rule="9.2.1", field="card" if played else "spaces")
+                           rule="9.2.1", field="card")
     if played:
         hands.play_to_discard(state, side, played)
     return {"ops": budget, "cost": price, **({"card": played} if played else {})}

@@ -1,16 +1,17 @@
 """Strategic redeployment (seed 9.3; base 13.1; R95): a card played as SR, or the automatic SR 1,
 gives SR points; each `redeploy` moves one unit, a corps for 1 point and an army for 4 (13.1.2).
 
-Overland (13.1.5): a unit in supply goes to a friendly space in supply along connections it may use,
-through friendly-controlled spaces holding no enemy unit (a besieged enemy fort may be crossed and
-entered, never left so that it is no longer besieged). Russian units stay in Russia (13.1.6); the
-MN corps never goes overland (13.1.11). The Reserve Box (13.1.8-13.1.9, 13.1.11): corps go into it
-from the map; units come out of it into a space with a supplied unit of their nation (not one with
-only the ANA or the SN), and corps into a supplied capital of their nation (US corps into any
-Allied-held port in France); not while the enemy holds or besieges the nation's capital (Belgians
-and Serbs aside). No unit redeploys twice in an action (13.1.3), and the stack limit holds (10.1.1).
-By sea (13.1.7): a corps, never Russian, from a port its side may use to another. The Near East
-limits of a turn (13.2) and the supply limits on the Reserve Box (13.1.12) are in near_east_sr.py.
+Overland (13.1.5): a unit in supply goes to another friendly space in supply along connections it
+may use, through friendly-controlled spaces holding no enemy unit (a besieged enemy fort may be
+crossed and entered, and no SR leaves one so that it is no longer besieged). Russian units start
+and stay in Russia (13.1.6); the MN corps never goes overland (13.1.11); the SN corps is Turkish
+(13.0). The Reserve Box (13.1.8-13.1.9, 13.1.11): corps go into it from the map; units come out of
+it into a space with a supplied unit of their nation (not one with only the ANA or the SN), and
+corps into a supplied capital or supply source of their nation (US corps into any Allied-held port
+in France); not while the enemy holds or besieges the nation's capital (Belgians and Serbs aside).
+No unit redeploys twice in an action (13.1.3), and the stack limit holds (10.1.1). By sea (13.1.7):
+a corps, never Russian, from a port its side may use to another. The Near East limits of a turn
+(13.2) and the supply limits on the Reserve Box (13.1.12) are in near_east_sr.py.
 Not yet: the conversion of SR points to OPS (9.3.3).
 """
 
@@ -59,6 +60,11 @@ def redeploy(state: PogState, side: str, action: dict, order: Mapping) -> None:
                            field="unit")
     start, reserve = state.units[unit].space, f"{side}_reserve"
     end = reserve if to in ("reserve", reserve) else space_named(state, to, "to", RULE)
+    if end == start:
+        raise IllegalOrder(f"{unit} is in {state.map.name_of(end) if end in state.map.index else 'the Reserve Box'} "
+                           "already: a redeployment goes to another space", rule="base 13.1.5", field="to")
+    if start in state.map.index:
+        _check_siege_kept(state, side, unit, start)
     by_sea = bool(order.get("sea"))
     if start == reserve:
         _check_out_of_reserve(state, side, unit, end)
@@ -89,15 +95,25 @@ def _check_overland(state: PogState, side: str, unit: str, start: str, end: str)
     if not computed.space_supplied(side, end) or not _friendly(state, side, end):
         raise IllegalOrder(f"{state.map.name_of(end)} is not a friendly space in supply", rule="base 13.1.5",
                            field="to")
+    if not _route(state, side, unit, start, end):
+        raise IllegalOrder(f"no route through friendly spaces from {state.map.name_of(start)} to "
+                           f"{state.map.name_of(end)}" + (" inside Russia" if state.nation(unit) == "ru" else ""),
+                           rule="base 13.1.6" if state.nation(unit) == "ru" else "base 13.1.5", field="to")
+
+
+def _check_siege_kept(state: PogState, side: str, unit: str, start: str) -> None:
+    """13.1.5: no unit leaves a besieged enemy fort's space, by any SR, if the siege would lapse."""
     if forts.enemy_fort(state, side, start) and state.forts.get(start) == "besieged":
         staying = [u for u in forts.besiegers(state, start) if u != unit]
         if not forts.meets_siege(state, start, staying):
             raise IllegalOrder(f"{unit} may not leave {state.map.name_of(start)}: the fort would no longer be besieged",
                                rule="base 13.1.5", field="unit")
-    if not _route(state, side, unit, start, end):
-        raise IllegalOrder(f"no route through friendly spaces from {state.map.name_of(start)} to "
-                           f"{state.map.name_of(end)}" + (" inside Russia" if state.nation(unit) == "ru" else ""),
-                           rule="base 13.1.6" if state.nation(unit) == "ru" else "base 13.1.5", field="to")
+
+
+def sr_nation(state: PogState, unit: str) -> str:
+    """base 13.0: the SN corps is Turkish for SR."""
+    nation = state.nation(unit)
+    return "tu" if nation == "sn" else nation
 
 
 def _check_by_sea(state: PogState, side: str, unit: str, start: str, end: str) -> None:
@@ -128,6 +144,8 @@ def _route(state: PogState, side: str, unit: str, start: str, end: str) -> bool:
     """A path of friendly spaces the unit may cross (13.1.5), inside Russia for Russians (13.1.6)."""
     pog = state.map
     russian = state.nation(unit) == "ru"
+    if russian and pog.nation[pog.index[start]] != "ru":
+        return False
     seen, frontier = {start}, [start]
     while frontier:
         here = frontier.pop()
@@ -157,26 +175,36 @@ def _check_into_reserve(state: PogState, side: str, unit: str) -> None:
 
 def _check_out_of_reserve(state: PogState, side: str, unit: str, end: str) -> None:
     _check_capital(state, side, unit)
-    nation = state.nation(unit)
+    nation = sr_nation(state, unit)
     if end not in state.map.index:
         raise IllegalOrder(f"{unit} is in the Reserve Box already", rule="base 13.1.8", field="to")
     if nation == "ru" and state.map.nation[state.map.index[end]] != "ru":
         raise IllegalOrder(f"{unit} comes out of the Reserve Box only in Russia", rule="base 13.1.6", field="to")
     computed = supply.compute(state)
-    kin = [u for u in state.units_in(end) if state.nation(u) == nation and computed.in_supply(u)]
-    capital = (end in replacements.capitals(nation) and state.control.get(end) == side
+    kin = [u for u in state.units_in(end) if sr_nation(state, u) == nation and computed.in_supply(u)]
+    capital = (end in (*replacements.capitals(nation), *_home_sources(state, unit)) and state.control.get(end) == side
                and computed.space_supplied(side, end))
     us_port = nation == "us" and state.map.nation[state.map.index[end]] == "fr" and state.map.port[
         state.map.index[end]] and state.control.get(end) == side
     corps = state.unit_facts[unit].type == "corps"
     if not ([u for u in kin if u not in NOT_INTO] or (corps and (capital or us_port))):
         raise IllegalOrder(f"{state.map.name_of(end)} holds no supplied unit of {unit}'s nation"
-                           + (", nor is it a supplied capital of it" if corps else ""), rule="base 13.1.8", field="to")
+                           + (", nor is it a supplied capital or supply source of it" if corps else ""),
+                           rule="base 13.1.8", field="to")
+
+
+def _home_sources(state: PogState, unit: str) -> list[str]:
+    """13.1.8: the supply sources in the unit's nation (and Salonika for the Serbs, as the rule says)."""
+    nation = sr_nation(state, unit)
+    pog = state.map
+    found = [s for s in supply.unit_class(state, unit).sources
+             if s in pog.index and pog.nation[pog.index[s]] == nation]
+    return [*found, *(["salonika"] if nation == "sb" else [])]
 
 
 def _check_capital(state: PogState, side: str, unit: str) -> None:
     """13.1.11: no SR to or from the Reserve Box while the enemy holds or besieges the capital."""
-    nation = state.nation(unit)
+    nation = sr_nation(state, unit)
     if nation in CAPITAL_EXEMPT:
         return
     for space in replacements.capitals(nation):
