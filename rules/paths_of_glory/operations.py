@@ -81,10 +81,20 @@ def _beach_head(state: PogState, space: str) -> bool:
     return beach is not None and state.map.index[space] == beach
 
 
-def pay(state: PogState, side: str, card: str | None, move: list[str], attack: list[str]) -> dict:
-    """Price the activation against the card played as OPS, or the automatic OPS 1; the card
-    leaves the hand for the discard pile. Returns what the action records of it."""
+def pay(state: PogState, side: str, card: str | None, move: list[str], attack: list[str],
+        sr_points: int | None = None) -> dict:
+    """Price the activation against the card played as OPS, the automatic OPS 1, or (`sr_points`)
+    the SR points converted after an SR (9.3.3); the card leaves the hand for the discard pile.
+    Returns what the action records of it."""
     check_near_east(state, side, attack)
+    if sr_points is not None:
+        if card:
+            raise IllegalOrder("after SR, the activation is paid with SR points, not a card", rule="9.3.3",
+                               field="card")
+        if hands.dealt(state) and cost(state, side, move, attack) > sr_points:
+            raise IllegalOrder(f"activating these spaces costs {cost(state, side, move, attack)} Activation Points; "
+                               f"{sr_points} SR points may be converted", rule="9.3.3", field="spaces")
+        return {"sr_points": sr_points}
     if not hands.dealt(state):
         return {}
     budget, played = AUTOMATIC_OPS, None

@@ -199,6 +199,10 @@ class PathsOfGlory(Ruleset[PogState]):
 
         self._end_movement(state)
         activation = movement.Activation.load(state.action["activation"])
+        held = set(state.action.get("sr_units", ())) & set(order.get("units") or [])
+        if held:  # 9.3.3: units that redeployed this action do not attack
+            raise IllegalOrder(f"{', '.join(sorted(held))} redeployed this action and may not attack", rule="9.3.3",
+                               field="units")
         designated = combat.designate(state, state.active, order, activation, state.action, self._barred(state),
                                       italy_19_2=self._italy_19_2(state))
         state.action["combat"] = designated
@@ -249,9 +253,28 @@ class PathsOfGlory(Ruleset[PogState]):
         if kind == "redeploy":
             sr.redeploy(state, state.active, state.action, order)
             return
+        if kind == "activate":
+            self._operations_after_sr(state, order)
+            return
         if state.action.get("card") and not state.action["redeployed"]:
             raise IllegalOrder("a card played as SR redeploys at least one unit", rule="9.3.3", field="kind")
         self._end_action(state)
+
+    def _operations_after_sr(self, state: PogState, order: Mapping) -> None:
+        """9.3.3: after at least one SR, up to two SR points left activate spaces; the units that
+        redeployed may end in them but neither move nor attack."""
+        from . import movement, operations, sr
+
+        redeployed = state.action["redeployed"]
+        if not redeployed:
+            raise IllegalOrder("SR comes first: redeploy a unit before activating spaces", rule="9.3.3", field="kind")
+        spaces, attack = order.get("spaces") or [], order.get("attack") or []
+        activation = movement.activate_for_movement(state, state.active, spaces, self._supplied(state))
+        activation = movement.activate_for_attack(state, state.active, attack, activation)
+        operations.pay(state, state.active, order.get("card"), sorted(activation.move), sorted(activation.attack),
+                       sr_points=min(sr.SR_TO_OPS, state.action["points"]))
+        activation.moved.update(redeployed)  # 9.3.3: no farther move
+        state.action = {"kind": "movement", "activation": activation.dump(), "sr_units": list(redeployed)}
 
     def _within_movement(self, state: PogState, kind: str, order: Mapping) -> None:
         """A move (11) or a fort built before any move (15.4) inside the open movement action."""
@@ -259,6 +282,10 @@ class PathsOfGlory(Ruleset[PogState]):
 
         side = state.active
         activation = movement.Activation.load(state.action["activation"])
+        held = set(state.action.get("sr_units", ())) & set(order.get("units") or [])
+        if kind == "move" and held:  # 9.3.3: units that redeployed this action move no farther
+            raise IllegalOrder(f"{', '.join(sorted(held))} redeployed this action and may not move", rule="9.3.3",
+                               field="units")
         if kind == "move":
             movement.move(state, side, {"units": order["units"], "path": order["path"]}, self._supplied(state),
                           activation, state.action.setdefault("pending", {}), italy_19_2=self._italy_19_2(state))
@@ -466,7 +493,7 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "movement":
             return ("move", "build_fort", "entrench", "attack", "pass")
         if state.action.get("kind") == "sr":
-            return ("redeploy", "pass")
+            return ("redeploy", "activate", "pass")
         return ("activate", "sr", "rp", "economic", "political", "pass")
 
     def picture(self, state: PogState, focus: str | None = None) -> str | None:

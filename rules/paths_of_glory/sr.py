@@ -11,8 +11,9 @@ corps into a supplied capital or supply source of their nation (US corps into an
 in France); not while the enemy holds or besieges the nation's capital (Belgians and Serbs aside).
 No unit redeploys twice in an action (13.1.3), and the stack limit holds (10.1.1). By sea (13.1.7):
 a corps, never Russian, from a port its side may use to another. The Near East limits of a turn
-(13.2) and the supply limits on the Reserve Box (13.1.12) are in near_east_sr.py.
-Not yet: the conversion of SR points to OPS (9.3.3).
+(13.2) and the supply limits on the Reserve Box (13.1.12) are in near_east_sr.py. After at least
+one SR move, up to two SR points left may pay for an activation (9.3.3; ruleset.py), in which the
+units that redeployed neither move nor attack.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .movement import STACKING_LIMIT, may_cross, space_named
 from .state import PogState, enemy
 
 CORPS_POINTS, ARMY_POINTS = 1, 4  # 13.1.2
+SR_TO_OPS = 2  # 9.3.3: SR points that may be converted to OPS after the SR moves
 AUTOMATIC_SR = 1  # 8.1.4
 RULE = "base 13.1"
 NOT_INTO = {"br_ana_corps", "sn_corps"}  # 13.1.8: a space holding only these takes no unit from the box
