@@ -340,7 +340,7 @@ def test_the_edit_template_is_valid_toml_listing_the_legal_orders(pog_game, tmp_
     assert code == 0, err
     template = kept.read_text()
     assert tomllib.loads(template) == {}
-    assert "Central Powers, turn 1 round 1: activate, sr, rp, economic, political or pass" in template
+    assert "Central Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass" in template
     assert '# kind = "activate"\n# spaces = [\n#     "aachen",\n#     "koblenz",\n# ]' in template
     assert "move" not in [line.split(":")[0].strip("# ") for line in template.splitlines() if "(rule" in line]
 
@@ -380,7 +380,7 @@ def test_an_edit_that_uncomments_no_order_signs_nothing(pog_game, tmp_path):
 def test_status_shows_what_the_decision_asks(pog_game):
     code, out, err = run_cli(["status"], pog_game / "alice", home=pog_game / "home" / "alice")
     assert code == 0, err
-    assert "Central Powers, turn 1 round 1: activate, sr, rp, economic, political or pass" in out
+    assert "Central Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass" in out
 
 
 # ---------------------------------------------------------------------------- the registry

@@ -247,4 +247,4 @@ def test_a_peace_offer_out_of_range_is_refused(pog):
                      r"VP 10 is outside CP's range for peace terms\n$", line), line
 
     pog.play("bob", "political policy=russian_turmoil")
-    pog.waiting("alice", "Allied Powers, turn 1 round 1: activate, sr, rp, economic, political or pass")
+    pog.waiting("alice", "Allied Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass")

@@ -10,6 +10,7 @@ A side's action is one of (8.1.4; SR, RP and event plays are still to come):
   sr {card}           a card played as SR, or the automatic SR 1; then `redeploy {unit, to}`
                       per unit and `pass` (9.3, base 13.1, sr.py)
   rp {card | rp}      a card played as RP, or the automatic RP 1 (9.4, card_plays.py)
+  event {card}        a card played as its event, where that event is data (9.5, events.py)
   economic            foreign aid, replacements, then the sieges (16.5.1, 17, 15.3)
   political           attrition, then foreign policy or peace terms (14.3.6, 16.5)
   pass                end the open action, or take a pass action (8.1.4)
@@ -147,7 +148,7 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "sr":
             return (f"{side}, turn {state.turn} round {state.round}: redeploy (redeploy unit=... to=...) with "
                     f"{state.action['points']} SR points left, or pass")
-        return f"{side}, turn {state.turn} round {state.round}: activate, sr, rp, economic, political or pass"
+        return f"{side}, turn {state.turn} round {state.round}: activate, sr, rp, event, economic, political or pass"
 
     def _owner(self, state: PogState, side: str) -> str:
         if state.setup is None:  # a position from a rule case: no charter, so the side plays itself
@@ -321,6 +322,11 @@ class PathsOfGlory(Ruleset[PogState]):
             from . import sr
 
             state.action = sr.open_sr(state, state.active, order.get("card"))
+        elif kind == "event":
+            from . import events
+
+            events.play(state, state.active, str(order.get("card", "")))
+            self._end_action(state)
         elif kind == "rp":  # base 9.4.2: the whole action
             from . import card_plays
 
@@ -494,7 +500,7 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("move", "build_fort", "entrench", "attack", "pass")
         if state.action.get("kind") == "sr":
             return ("redeploy", "activate", "pass")
-        return ("activate", "sr", "rp", "economic", "political", "pass")
+        return ("activate", "sr", "rp", "event", "economic", "political", "pass")
 
     def picture(self, state: PogState, focus: str | None = None) -> str | None:
         from . import picture

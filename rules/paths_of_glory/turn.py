@@ -14,12 +14,12 @@ their starting owner are counted again and the VP level moves by the difference.
 
 from __future__ import annotations
 
-from . import card_zones, combat_markers, offensives, supply, victory, war
+from . import card_zones, combat_markers, events, offensives, supply, victory, war
 from .state import RESULT, PogState, enemy, result
 
 
-def _record(state: PogState, events: list[dict]) -> None:
-    line = victory.game_result(events)
+def _record(state: PogState, happened: list[dict]) -> None:
+    line = victory.game_result(happened)
     if line and result(state) is None:
         state.events.add(RESULT + line)
 
@@ -60,6 +60,7 @@ def end_action(state: PogState, first: str) -> None:
     state.retreated = set()  # base 12.1.2, 12.5.6 count retreats within a round
     card_zones.end_round(state)
     combat_markers.expire(state, "round")
+    events.expire(state, "round")
     if state.round > war.rounds_per_turn(state):  # R41
         _end_turn(state)
 
@@ -75,6 +76,7 @@ def _end_turn(state: PogState) -> None:
     replacements.turn_end(state)
     card_zones.end_turn(state)
     combat_markers.expire(state, "turn")
+    events.expire(state, "turn")
     state.round = 1
     state.turn += 1
     state.combats = []  # the record kept is the turn's

@@ -1,0 +1,111 @@
+"""Cards played as events (seed 9.5; base 9.5.1; R96): the events whose effect is data
+(data/events.toml: a marker put in effect for the game, a turn or a round, markers ended, a VP
+change, turn windows and events required or forbidden).
+
+Playing one adds the card's war status to its side's (9.5.1.3) and sends the card to the discard
+pile, or out of the game when starred (9.5.1.2). The US entry and Russian capitulation events go
+through war.record_event, which holds their track conditions and procedures. An event whose effect
+needs a procedure not yet adjudicated (placing units, a trench, a neutral's entry...) is refused
+with that said, so nothing is half played; combat cards are played in a combat (base 9.5.4.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+
+from pbem import datafile
+from pbem.errors import IllegalOrder
+
+from . import card_zones, cards, hands, offensives, replacements, war
+from .state import PogState
+
+TWO_EVENT_CARD = "cp08"  # R09: with Vesting Holland, Race to the Sea leaves the card for Invasion Holland
+INVASION_HOLLAND = "invasion_holland"
+
+TRACK_EVENTS = frozenset({war.ZIMMERMANN, war.OVER_THERE, war.FOURTEEN_POINTS, war.TSAR_TAKES_COMMAND,
+                          war.FALL_OF_THE_TSAR, war.BOLSHEVIK_REVOLUTION, war.BREST_LITOVSK})
+
+
+@cache
+def catalogue() -> Mapping[str, dict]:
+    return datafile.load(__package__, "events.toml")["events"]
+
+
+def play(state: PogState, side: str, name: str) -> list[dict]:
+    """`event card=cp11`: the card's event, if it may be played now (9.5.1)."""
+    card = _card(state, side, name)
+    entry = catalogue()[card]
+    _check_window(state, card, entry)
+    marker = entry.get("marker")
+    events = war.record_event(state, marker) if marker in TRACK_EVENTS else _put_in_effect(state, entry)
+    for ended in entry.get("ends", []):
+        state.events.discard(ended)
+    if marker:
+        events += replacements.event_played(state, marker) + offensives.event_played(state, marker)
+    events += war.add_vp(state, entry.get("vp", 0), entry["rule"], "event played")
+    if cards.catalogue()[card].get("war_status"):
+        events += war.add_war_status(state, side, cards.catalogue()[card]["war_status"])
+    _discard(state, side, card)
+    return events
+
+
+def _card(state: PogState, side: str, name: str) -> str:
+    card = cards.card_id(name)
+    if card is None or cards.catalogue()[card]["side"] != side:
+        raise IllegalOrder(f"{name!r} is not a card of your deck", rule="9.1.3", field="card")
+    facts = cards.catalogue()[card]
+    if facts.get("combat_card"):
+        raise IllegalOrder(f"{cards.label(card)} is a combat card: it is played in a combat", rule="base 9.5.4.1",
+                           field="card")
+    entry = catalogue().get(card)
+    if entry is None or entry.get("procedure"):
+        raise IllegalOrder(f"{cards.label(card)}: its event is not adjudicated yet; play the card as OPS, SR or RP",
+                           rule="R96", field="card")
+    hands.check_from_hand(state, side, card, "card")
+    if war.PEACE_ACCEPTED in state.events:
+        raise IllegalOrder("no event is played once peace terms are accepted", rule="8.1.4", field="card")
+    return card
+
+
+def _check_window(state: PogState, card: str, entry: Mapping) -> None:
+    """9.5.1: the turns it may be played in and the events it needs in effect, or not."""
+    label = cards.label(card)
+    missing = [event for event in entry.get("after", []) if event not in state.events]
+    present = [event for event in entry.get("before", []) if event in state.events]
+    marker = entry.get("marker")
+    if marker and marker not in TRACK_EVENTS and marker in state.events and not entry.get("lasts"):
+        raise IllegalOrder(f"{label} is in effect already", rule="base 9.5.1.2", field="card")
+    if missing:
+        raise IllegalOrder(f"{label} needs {', '.join(missing)} in effect", rule="base 9.5.1", field="card")
+    if present:
+        raise IllegalOrder(f"{label} may not be played after {', '.join(present)}", rule="base 9.5.1", field="card")
+    if not entry.get("first_turn", 1) <= state.turn <= entry.get("last_turn", state.turn):
+        raise IllegalOrder(f"{label} may not be played in {state.turn_label}", rule="base 9.5.1", field="card")
+
+
+def _put_in_effect(state: PogState, entry: Mapping) -> list[dict]:
+    marker = entry.get("marker")
+    if not marker:
+        return []
+    state.events.add(marker)
+    return [{"kind": "event", "event": marker, "rule": entry["rule"]}]
+
+
+def _discard(state: PogState, side: str, card: str) -> None:
+    """base 9.5.1.2: a starred event leaves the game; any other goes to the discard pile."""
+    if hands.dealt(state):
+        hands.leave_hand(state, side, 1)
+    starred = cards.catalogue()[card].get("removed_after_play")
+    if card == TWO_EVENT_CARD and "vesting_holland" in state.variants and INVASION_HOLLAND not in state.events:
+        starred = False
+    place = "removed" if starred else f"{side}_discard"
+    card_zones.put(state, place, card)
+
+
+def expire(state: PogState, scope: str) -> None:
+    """At the end of an action round ("round") or a turn ("turn": both), events that last so long end."""
+    ending = ("round",) if scope == "round" else ("round", "turn")
+    for entry in catalogue().values():
+        if entry.get("lasts") in ending and entry.get("marker"):
+            state.events.discard(entry["marker"])
