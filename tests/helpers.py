@@ -421,3 +421,16 @@ def copy_pog_example(tmp_path: Path) -> Path:
 def pbem_on(game: Path, *args: str) -> tuple[int, str, str]:
     """`pbem ARGS --game GAME` in process, with a home beside the game directory."""
     return run_cli([*args, "--game", str(game)], game.parent, home=game.parent / "home")
+
+
+def pog_data_text(name: str) -> str:
+    """A Paths of Glory data file as the installed package holds it."""
+    from importlib import resources
+
+    return resources.files("pbem.rules.paths_of_glory").joinpath("data", name).read_text(encoding="utf-8")
+
+
+def pog_data(name: str) -> dict:
+    import tomllib
+
+    return tomllib.loads(pog_data_text(name))

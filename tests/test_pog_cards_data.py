@@ -12,12 +12,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from collections import Counter
 from importlib import resources
 from pathlib import Path
 
 import pytest
+from helpers import pog_data, pog_data_text
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference" / "paths_of_glory"
@@ -30,22 +30,14 @@ FLAGS = ("combat_card", "ops_event", "removed_after_play", "optional")
 GENERIC_CORPS = re.compile(r"([a-z]+)_corps_\d+")
 
 
-def data_text(name: str) -> str:
-    return resources.files("pbem.rules.paths_of_glory").joinpath("data", name).read_text(encoding="utf-8")
-
-
-def data(name: str) -> dict:
-    return tomllib.loads(data_text(name))
-
-
 @pytest.fixture(scope="module")
 def cards() -> dict[str, dict]:
-    return data("cards.toml")["cards"]
+    return pog_data("cards.toml")["cards"]
 
 
 @pytest.fixture(scope="module")
 def units() -> dict[str, dict]:
-    return data("units.toml")["units"]
+    return pog_data("units.toml")["units"]
 
 
 def reference_rows() -> list[dict[str, str]]:
@@ -54,7 +46,7 @@ def reference_rows() -> list[dict[str, str]]:
 
 
 def set_up_pieces() -> set[str]:
-    setup = data("setup_1914.toml")
+    setup = pog_data("setup_1914.toml")
     return {p["unit"] for p in setup["units"]} | {p["unit"] for p in setup["on_entry"]}
 
 
@@ -74,7 +66,7 @@ def generic_corps(keys) -> Counter[str]:
 # --- the file and its ids ---------------------------------------------------------------------
 
 def test_file_opens_with_its_documentation():
-    text = data_text("cards.toml")
+    text = pog_data_text("cards.toml")
     assert text.startswith("# ")
     assert "\nformat_version = 1\n" in text
     header = text.split("\nformat_version")[0]
@@ -82,7 +74,7 @@ def test_file_opens_with_its_documentation():
 
 
 def test_each_deck_has_65_cards_keyed_by_side_and_number(cards):
-    headers = re.findall(r"^\[cards\.(\w+)\]$", data_text("cards.toml"), flags=re.MULTILINE)
+    headers = re.findall(r"^\[cards\.(\w+)\]$", pog_data_text("cards.toml"), flags=re.MULTILINE)
     assert len(headers) == len(set(headers)) == 130
     for side in ("ap", "cp"):
         assert sorted(c["number"] for c in cards.values() if c["side"] == side) == list(range(1, 66))
@@ -91,7 +83,7 @@ def test_each_deck_has_65_cards_keyed_by_side_and_number(cards):
 
 
 def test_fields_are_of_the_documented_kinds(cards):
-    rp_types = data("replacements.toml")["rp_types"]
+    rp_types = pog_data("replacements.toml")["rp_types"]
     for key, card in cards.items():
         assert set(card) <= FIELDS, key
         assert card["commitment"] in ("mobilization", "limited", "total"), key
@@ -154,7 +146,7 @@ def test_with_the_optional_cards_only_the_us_corps_run_short_by_two(cards, units
 def test_rulings_r89_and_r90(cards):
     assert cards["ap47"]["reinforcements"] == {"nation": "us", "units": ["us_2_army"], "corps": 1}
     assert cards["ap45"]["combat_card"] is True and cards["ap45"]["ops_event"] is True
-    text = data_text("cards.toml")
+    text = pog_data_text("cards.toml")
     assert re.search(r"# R89: [^\n]*\nreinforcements = \{ nation = \"us\"", text)
     assert re.search(r"# R90: [^\n]*\nops_event = true", text)
 
@@ -163,7 +155,7 @@ def test_rulings_r89_and_r90(cards):
 
 def test_combat_cards_are_the_cards_marked_so(cards):
     by_event = {c["event"]: c for c in cards.values() if "event" in c}
-    catalogue = data("combat_cards.toml")["cards"]
+    catalogue = pog_data("combat_cards.toml")["cards"]
     for event, facts in catalogue.items():
         card = by_event[event]
         assert card.get("combat_card") is True, event

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import csv
 import re
-import tomllib
-from importlib import resources
 from pathlib import Path
 
 import pytest
+from helpers import pog_data, pog_data_text
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference" / "paths_of_glory"
@@ -25,33 +24,25 @@ CARD_ID = re.compile(r"(ap|cp)\d{2}")
 LEFT_OUT_LINE = re.compile(r"# ((?:ap|cp)\d{2}) (\S.*)")
 
 
-def data_text(name: str) -> str:
-    return resources.files("pbem.rules.paths_of_glory").joinpath("data", name).read_text(encoding="utf-8")
-
-
-def data(name: str) -> dict:
-    return tomllib.loads(data_text(name))
-
-
 @pytest.fixture(scope="module")
 def events() -> dict[str, dict]:
-    return data("events.toml")["events"]
+    return pog_data("events.toml")["events"]
 
 
 @pytest.fixture(scope="module")
 def cards() -> dict[str, dict]:
-    return data("cards.toml")["cards"]
+    return pog_data("cards.toml")["cards"]
 
 
 def known_event_ids() -> set[str]:
     """The event ids of cards.toml and the event markers of combat_cards.toml."""
-    card_events = {card["event"] for card in data("cards.toml")["cards"].values() if "event" in card}
-    return card_events | set(data("combat_cards.toml")["markers"])
+    card_events = {card["event"] for card in pog_data("cards.toml")["cards"].values() if "event" in card}
+    return card_events | set(pog_data("combat_cards.toml")["markers"])
 
 
 def track_events() -> set[str]:
     """The US entry and Russian capitulation events, whose conditions war.py checks."""
-    war = data("war.toml")
+    war = pog_data("war.toml")
     return set(war["us_entry"]["boxes"]) | set(war["russia"]["boxes"])
 
 
@@ -79,7 +70,7 @@ def left_out(text: str) -> dict[str, str]:
 # --- the file ---------------------------------------------------------------------------------
 
 def test_file_opens_with_its_documentation():
-    text = data_text("events.toml")
+    text = pog_data_text("events.toml")
     assert text.startswith("# ")
     assert "\nformat_version = 1\n" in text
     header = text.split("\nformat_version")[0]
@@ -117,7 +108,7 @@ def test_marker_is_the_cards_event(events, cards):
 
 
 def test_every_plain_card_is_a_table_or_left_out(events, cards):
-    listed = left_out(data_text("events.toml"))
+    listed = left_out(pog_data_text("events.toml"))
     plain = plain_cards(cards)
     assert not set(listed) & set(events), f"both a table and left out: {sorted(set(listed) & set(events))}"
     missing = plain - set(events) - set(listed)
@@ -142,7 +133,7 @@ def test_event_ids_are_known(events):
 
 
 def test_turn_windows(events):
-    turns = len(data("calendar.toml")["turns"])
+    turns = len(pog_data("calendar.toml")["turns"])
     for cid, entry in events.items():
         first, last = entry.get("first_turn", 1), entry.get("last_turn", turns)
         assert isinstance(first, int) and isinstance(last, int), cid
@@ -176,7 +167,7 @@ def test_each_card_does_something(events):
 
 def test_combat_markers_last_as_long(events):
     """An event whose marker acts in combats (combat_cards.toml [markers]) lasts as long here."""
-    markers = data("combat_cards.toml")["markers"]
+    markers = pog_data("combat_cards.toml")["markers"]
     for cid, entry in events.items():
         for name, marker in markers.items():
             if marker.get("event", name) == entry.get("marker"):
@@ -191,6 +182,6 @@ def test_covers_the_reference_plain_cards(events):
     with (REFERENCE / "cards.csv").open(newline="", encoding="utf-8") as handle:
         rows = [{k: (v or "").strip() for k, v in row.items()} for row in csv.DictReader(handle)]
     plain = {f"{row['faction']}{int(row['num']):02d}" for row in rows if not row["cc"] and not row["reinf"]}
-    covered = set(events) | set(left_out(data_text("events.toml")))
+    covered = set(events) | set(left_out(pog_data_text("events.toml")))
     assert plain - covered == set(), f"not covered: {sorted(plain - covered)}"
     assert covered - plain == set(), f"not plain cards in cards.csv: {sorted(covered - plain)}"
