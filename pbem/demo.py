@@ -181,8 +181,10 @@ def _disclose_and_audit(games: dict[str, Game], signers: dict):
         disclose, _ = game.disclose(name, signers[name])
         _deliver(game.dir.outbox_path(disclose), [g for n, g in games.items() if n != name])
         yield Text(f"   {name} discloses up to seq {disclose.fields['upto']}", style="dim")
-    for name, held in next(iter(games.values())).audit().items():
-        cards = ", ".join(held["view"].get("hand", [])) or "none"
+    auditor = next(iter(games.values()))
+    engine, _ = auditor.current()
+    for name, held in auditor.audit().items():
+        cards = ", ".join(auditor.ruleset.held(engine.state, held["view"])) or "none"
         yield Text(f"   audit: {name}'s play matches the private draws; {name} ends holding {cards}", style="green")
 
 

@@ -445,6 +445,11 @@ class Ruleset(Generic[S]):
         """Raise IllegalOrder (with its rule) if `player`'s hidden view forbids this order (a card
         he does not hold): his own client refuses to sign it. Default: nothing to check."""
 
+    def held(self, state: S, view: dict) -> list[str]:
+        """What a private view holds in this state, as an audit reports it (his hand's cards).
+        Default: the view's `hand`."""
+        return list(view.get("hand", []))
+
     def resign(self, state: S, player: str) -> S:
         """`player` leaves the game (protocol §5): mutate and return the state so that `pending`
         never waits for him again. Never raises."""

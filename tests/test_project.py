@@ -156,11 +156,15 @@ def test_paths_of_glory_demo_plays_the_whole_sequence():
     assert "seq 17 bob: advance units=ge_8_army,ge_10_army path=riga; pass" in out
     assert re.search(r"Space Riga \(riga\) .* Fort strength 3, besieged .* Units GE 10 Army GE 8 Army", out)
     assert "verified in all 2 directories" in out
+    # R92: both disclose at the end; the audit finds every card they played in their hands
+    assert "audit: alice's play matches the private draws" in out and "audit: bob's play matches" in out
 
 
 def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     result = pbem("verify", "--game", str(POG_EXAMPLE), "--json")
     assert result.returncode == 0, result.stderr
+    audited = pbem("audit", "--game", str(POG_EXAMPLE))  # R92: both disclosed; every card played was held
+    assert audited.returncode == 0 and "alice: every order up to seq 17 is consistent" in audited.stdout, audited
     engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
     state = engine.state
     assert engine.head_seq == 17 and [r.seq for r in engine.rolls] == [1, 2, 4, 9, 10, 11, 14, 16]

@@ -473,6 +473,12 @@ class PathsOfGlory(Ruleset[PogState]):
 
         hands.check_private(view, order)
 
+    def held(self, state: PogState, view: dict) -> list[str]:
+        """R92: each side's cards of the view still in its hand."""
+        from . import cards, hands
+
+        return [cards.label(card) for mine in view.get("sides", {}).values() for card in hands.holding(state, mine)]
+
     def resign(self, state: PogState, player: str) -> PogState:
         state.events.add(f"resigned:{player}")
         return state
