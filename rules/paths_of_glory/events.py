@@ -17,7 +17,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import card_zones, cards, hands, offensives, replacements, war
+from . import card_zones, cards, hands, offensives, reinforcements, replacements, war
 from .state import PogState
 
 TWO_EVENT_CARD = "cp08"  # R09: with Vesting Holland, Race to the Sea leaves the card for Invasion Holland
@@ -32,9 +32,16 @@ def catalogue() -> Mapping[str, dict]:
     return datafile.load(__package__, "events.toml")["events"]
 
 
-def play(state: PogState, side: str, name: str) -> list[dict]:
-    """`event card=cp11`: the card's event, if it may be played now (9.5.1)."""
+def play(state: PogState, side: str, name: str, place: list | None = None) -> list[dict]:
+    """`event card=cp11`: the card's event, if it may be played now (9.5.1); a reinforcement card
+    brings its units in where `place` says (reinforcements.py)."""
     card = _card(state, side, name)
+    if "reinforcements" in cards.catalogue()[card]:
+        events = reinforcements.play(state, side, card, list(place or []))
+        if cards.catalogue()[card].get("war_status"):
+            events += war.add_war_status(state, side, cards.catalogue()[card]["war_status"])
+        _discard(state, side, card)
+        return events
     entry = catalogue()[card]
     _check_window(state, card, entry)
     marker = entry.get("marker")
@@ -59,7 +66,7 @@ def _card(state: PogState, side: str, name: str) -> str:
         raise IllegalOrder(f"{cards.label(card)} is a combat card: it is played in a combat", rule="base 9.5.4.1",
                            field="card")
     entry = catalogue().get(card)
-    if entry is None or entry.get("procedure"):
+    if "reinforcements" not in facts and (entry is None or entry.get("procedure")):
         raise IllegalOrder(f"{cards.label(card)}: its event is not adjudicated yet; play the card as OPS, SR or RP",
                            rule="R96", field="card")
     hands.check_from_hand(state, side, card, "card")

@@ -325,7 +325,7 @@ class PathsOfGlory(Ruleset[PogState]):
         elif kind == "event":
             from . import events
 
-            events.play(state, state.active, str(order.get("card", "")))
+            events.play(state, state.active, str(order.get("card", "")), order.get("place"))
             self._end_action(state)
         elif kind == "rp":  # base 9.4.2: the whole action
             from . import card_plays
