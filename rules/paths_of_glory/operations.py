@@ -3,7 +3,10 @@
 A space costs one Activation Point per nationality in it (9.2.3), forts aside, with the seed's
 groupings: the British family (ANA, AUS, CND, PT are British pieces here), Belgians in six western
 spaces and the Dutch in their two as British, French and US units together in France and Germany.
-After the Fall of the Tsar each Russian unit costs one for combat (9.2.2). A space activated for
+After the Fall of the Tsar each Russian unit costs one for combat (9.2.2). Events change prices
+(R98): under Moltke each Central Powers unit in Belgium and France costs one; Sud Army makes one
+stack of up to two German corps and one Austro-Hungarian unit one nation; the German 11th Army makes
+the Central Powers corps with it one nation. A space activated for
 both costs its attack cost, at least 2 (9.2.5). No nationality may be withheld (9.2.4): every unit
 of the side in the space counts. The Allies activate at most one space on the Near East map for
 combat per action, the MEF beach head's and the BR NE Army's aside (9.2.7).
@@ -28,6 +31,9 @@ FALL_OF_THE_TSAR = "fall_of_the_tsar"  # 9.2.2: the event after which Russian co
 NEAR_EAST_EXEMPT_UNITS = {"br_ne_army"}  # 9.2.7: its space does not count against the limit
 MINIMUM_BOTH = 2  # 9.2.5
 AUTOMATIC_OPS = 1  # 8.1.4
+MOLTKE, MOLTKE_NATIONS = "moltke", {"be", "fr"}  # AP card 9 (event ids as in cards.toml)
+SUD_ARMY = "sud_army"  # CP card 10
+ELEVENTH_ARMY, ELEVENTH_ARMY_UNIT = "eleventh_army", "ge_11_army"  # CP card 29: with CP corps, one unit
 
 
 def _group(state: PogState, unit: str, space: str) -> str:
@@ -44,22 +50,39 @@ def _group(state: PogState, unit: str, space: str) -> str:
 def space_cost(state: PogState, side: str, space: str, attack: bool) -> int:
     """9.2.2-9.2.3: the Activation Points one space costs, for movement or for attack."""
     units = [u for u in state.units_in(space) if state.faction(u) == side]
+    if side == "cp" and MOLTKE in state.events and state.map.nation[state.map.index[space]] in MOLTKE_NATIONS:
+        return len(units)  # AP card 9: per unit in Belgium and France until Falkenhayn
     groups = {_group(state, u, space) for u in units}
+    if side == "cp" and ELEVENTH_ARMY in state.events and ELEVENTH_ARMY_UNIT in units:
+        groups = {_group(state, u, space) for u in units if u == ELEVENTH_ARMY_UNIT or _is_army(state, u)}
     if attack and FALL_OF_THE_TSAR in state.events and "ru" in groups:
         return len(groups - {"ru"}) + sum(1 for u in units if state.nation(u) == "ru")
     return len(groups)
 
 
+def _is_army(state: PogState, unit: str) -> bool:
+    return state.unit_facts[unit].type == "army"
+
+
+def _sud_army_stack(state: PogState, space: str) -> bool:
+    """CP card 10: up to two German corps and one Austro-Hungarian unit, activated as one nation."""
+    units = [u for u in state.units_in(space) if state.faction(u) == "cp"]
+    german = [u for u in units if state.nation(u) == "ge"]
+    austrian = [u for u in units if state.nation(u) == "ah"]
+    return (len(austrian) == 1 and 1 <= len(german) <= 2 and not any(_is_army(state, u) for u in german)
+            and len(german) + len(austrian) == len(units))
+
+
 def cost(state: PogState, side: str, move: Iterable[str], attack: Iterable[str]) -> int:
-    """The whole activation: each space once, at its attack cost and at least 2 if both (9.2.5)."""
+    """The whole activation: each space once, at its attack cost and at least 2 if both (9.2.5);
+    Sud Army makes one stack of the action one nation (CP card 10)."""
     move, attack = set(move), set(attack)
+    sud = next((s for s in sorted(move | attack) if _sud_army_stack(state, s)), None) \
+        if side == "cp" and SUD_ARMY in state.events else None
     total = 0
     for space in move | attack:
-        if space in attack:
-            price = space_cost(state, side, space, True)
-            total += max(price, MINIMUM_BOTH) if space in move else price
-        else:
-            total += space_cost(state, side, space, False)
+        price = space_cost(state, side, space, space in attack) - (1 if space == sud else 0)
+        total += max(price, MINIMUM_BOTH) if space in attack and space in move else price
     return total
 
 
