@@ -189,8 +189,6 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     active, round, action, cards {zone: [card ids]}, hands {side: {hand, pile}} (hands dealt:
     their cards are private, so a case knows only the sizes).
     """
-    from .cards import card_id
-
     base = position.get("base", "1914")
     state = initial_position(variants)
     if base == "empty":
@@ -231,11 +229,19 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.active = position.get("active", state.active)
     state.round = position.get("round", state.round)
     state.action = dict(position.get("action", {}))
-    state.cards = {zone: sorted(card_id(card) or card for card in cards)  # by card or event id
-                   for zone, cards in position.get("cards", {}).items() if cards}
+    state.cards = _zones(position.get("cards", {}))
     state.hands = {side: {"limit": 7, "optional": 0, **sizes} for side, sizes in position.get("hands", {}).items()}
     state.start = Start.of(state)
     return state
+
+
+def _zones(zones: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """A case's card zones, cards named by card or event id."""
+    if not zones:
+        return {}
+    from .cards import card_id  # only a case with cards needs the card data
+
+    return {zone: sorted(card_id(card) or card for card in cards) for zone, cards in zones.items() if cards}
 
 
 def _space(state: PogState, text: str) -> str:
