@@ -26,13 +26,12 @@ def _last_rp_round(state: PogState, side: str) -> tuple[int, int]:
 def play_rp(state: PogState, side: str, order: Mapping) -> list[dict]:
     """`rp card=cp12` (the card's RPs) or `rp rp=ge` (the automatic RP 1, of the type named)."""
     if order.get("card"):
-        card = _card_of_side(state, side, str(order["card"]))
+        card = hands.card_from_hand(state, side, str(order["card"]), "9.1.3")
         if _last_rp_round(state, side) == (state.turn, state.round - 1):
             raise IllegalOrder("a card was played as RP in your previous action round this turn", rule="base 9.4.3",
                                field="card")
         events = replacements.record_rps(state, side, dict(cards.catalogue()[card]["rp"]))
-        if hands.dealt(state):
-            hands.play_to_discard(state, side, card)
+        hands.play_to_discard(state, side, card)
         state.tracks[f"rp_card_turn_{side}"], state.tracks[f"rp_card_round_{side}"] = state.turn, state.round
         return events
     rp = str(order.get("rp") or "")
@@ -44,10 +43,3 @@ def play_rp(state: PogState, side: str, order: Mapping) -> list[dict]:
                            rule="base 9.4.1", field="rp")
     return replacements.record_rps(state, side, {rp: AUTOMATIC_RP}, rp_card=False)
 
-
-def _card_of_side(state: PogState, side: str, name: str) -> str:
-    card = cards.card_id(name)
-    if card is None or cards.catalogue()[card]["side"] != side:
-        raise IllegalOrder(f"{name!r} is not a card of your deck", rule="9.1.3", field="card")
-    hands.check_from_hand(state, side, card, "card")
-    return card

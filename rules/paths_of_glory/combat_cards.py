@@ -103,16 +103,20 @@ def usable(state: PogState, combat: Mapping, role: str) -> list[str]:
     side = combat["side"] if role == "attacker" else enemy(combat["side"])
     named = _named(combat)
     choices = {**catalogue(), **{name: m for name, m in markers().items() if m.get("announced")}}
+    held = _might_hold(state, side)
     return [name for name, card in choices.items()
             if card["side"] == side and card["role"] in (role, "either") and name not in named
-            and _might_hold(state, side, name) and refusal_of(state, combat, role, name) is None]
+            and (name in markers() or held is None or card_zones.key(name) in held)
+            and refusal_of(state, combat, role, name) is None]
 
 
-def _might_hold(state: PogState, side: str, name: str) -> bool:
-    """R92: a card the side keeps in front, or may hold in its hand as everyone can tell."""
-    if name in markers() or not hands.dealt(state) or card_zones.in_front(state, side, name):
-        return True
-    return state.hands[side]["hand"] > 0 and card_zones.key(name) in hands.unseen(state, side)
+def _might_hold(state: PogState, side: str) -> set[str] | None:
+    """R92: the cards the side keeps in front or may hold in its hand, as everyone can tell (None:
+    no hands dealt, any card of its deck)."""
+    if not hands.dealt(state):
+        return None
+    front = set(card_zones.zone(state, f"{side}_front"))
+    return front | (hands.unseen(state, side) if state.hands[side]["hand"] > 0 else set())
 
 
 def refusal_of(state: PogState, combat: Mapping, role: str, name: str) -> tuple[str, str] | None:

@@ -44,11 +44,3 @@ def _roles(combat: dict, marker: dict) -> list[str]:
     return [mine] if marker["role"] in (mine, "either") else []
 
 
-def expire(state: PogState, scope: str) -> None:
-    """At the end of an action round ("round") or of a turn ("turn" and "round"), the events whose
-    effect lasts that long end."""
-    ending = ("round",) if scope == "round" else ("round", "turn")
-    for name, marker in markers().items():
-        if marker["lasts"] in ending:
-            state.events.discard(marker.get("event", name))
-

@@ -17,7 +17,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import card_zones, cards, hands, offensives, reinforcements, replacements, war
+from . import cards, combat_cards, hands, offensives, reinforcements, replacements, war
 from .state import PogState
 
 TWO_EVENT_CARD = "cp08"  # R09: with Vesting Holland, Race to the Sea leaves the card for Invasion Holland
@@ -58,10 +58,10 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
 
 
 def _card(state: PogState, side: str, name: str) -> str:
-    card = cards.card_id(name)
-    if card is None or cards.catalogue()[card]["side"] != side:
+    card = cards.card_id(name) or name
+    facts = cards.catalogue().get(card, {"side": None})
+    if facts["side"] != side:
         raise IllegalOrder(f"{name!r} is not a card of your deck", rule="9.1.3", field="card")
-    facts = cards.catalogue()[card]
     if facts.get("combat_card"):
         raise IllegalOrder(f"{cards.label(card)} is a combat card: it is played in a combat", rule="base 9.5.4.1",
                            field="card")
@@ -69,7 +69,7 @@ def _card(state: PogState, side: str, name: str) -> str:
     if "reinforcements" not in facts and (entry is None or entry.get("procedure")):
         raise IllegalOrder(f"{cards.label(card)}: its event is not adjudicated yet; play the card as OPS, SR or RP",
                            rule="R96", field="card")
-    hands.check_from_hand(state, side, card, "card")
+    hands.check_from_hand(state, side, card, "card")  # after the reasons that need no hand
     if war.PEACE_ACCEPTED in state.events:
         raise IllegalOrder("no event is played once peace terms are accepted", rule="8.1.4", field="card")
     return card
@@ -101,18 +101,18 @@ def _put_in_effect(state: PogState, entry: Mapping) -> list[dict]:
 
 def _discard(state: PogState, side: str, card: str) -> None:
     """base 9.5.1.2: a starred event leaves the game; any other goes to the discard pile."""
-    if hands.dealt(state):
-        hands.leave_hand(state, side, 1)
     starred = cards.catalogue()[card].get("removed_after_play")
     if card == TWO_EVENT_CARD and "vesting_holland" in state.variants and INVASION_HOLLAND not in state.events:
         starred = False
-    place = "removed" if starred else f"{side}_discard"
-    card_zones.put(state, place, card)
+    hands.play_to_discard(state, side, card, "removed" if starred else "discard")
 
 
 def expire(state: PogState, scope: str) -> None:
-    """At the end of an action round ("round") or a turn ("turn": both), events that last so long end."""
+    """At the end of an action round ("round") or a turn ("turn": both), the events that last so
+    long end: those played from the hand and the markers acting in combats alike."""
     ending = ("round",) if scope == "round" else ("round", "turn")
-    for entry in catalogue().values():
-        if entry.get("lasts") in ending and entry.get("marker"):
-            state.events.discard(entry["marker"])
+    lasting = [(entry.get("lasts"), entry.get("marker")) for entry in catalogue().values()]
+    lasting += [(marker["lasts"], marker.get("event", name)) for name, marker in combat_cards.markers().items()]
+    for lasts, event in lasting:
+        if lasts in ending and event:
+            state.events.discard(event)

@@ -75,6 +75,16 @@ def unseen(state: PogState, side: str) -> set[str]:
     return decks - public
 
 
+def card_from_hand(state: PogState, side: str, name: str, rule: str) -> str:
+    """The card an order plays from the side's hand (field `card`), by card or event id: one of the
+    side's deck that it could still hold (R92). Raises IllegalOrder under `rule` otherwise."""
+    card = cards.card_id(name)
+    if card is None or cards.catalogue()[card]["side"] != side:
+        raise IllegalOrder(f"{name!r} is not a card of your deck", rule=rule, field="card")
+    check_from_hand(state, side, card, "card")
+    return card
+
+
 def check_from_hand(state: PogState, side: str, card: str, field: str) -> None:
     """What everyone checks at once of a card played from a hand (R92): it could still be held."""
     if not dealt(state) or card in unseen(state, side):
@@ -86,10 +96,10 @@ def check_from_hand(state: PogState, side: str, card: str, field: str) -> None:
                        "in the decks shuffled in so far", rule="R92", field=field)
 
 
-def play_to_discard(state: PogState, side: str, card: str) -> None:
-    """A card played from the hand for OPS, SR or RP goes to its side's discard pile."""
+def play_to_discard(state: PogState, side: str, card: str, place: str = "discard") -> None:
+    """A card played from the hand goes to its side's discard pile (or `removed`)."""
     leave_hand(state, side, 1)
-    card_zones.put(state, f"{side}_discard", card)
+    card_zones.put(state, f"{side}_discard" if place == "discard" else place, card)
 
 
 def leave_hand(state: PogState, side: str, count: int) -> None:

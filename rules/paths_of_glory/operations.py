@@ -114,18 +114,16 @@ def pay(state: PogState, side: str, card: str | None, move: list[str], attack: l
         if card:
             raise IllegalOrder("after SR, the activation is paid with SR points, not a card", rule="9.3.3",
                                field="card")
-        if hands.dealt(state) and cost(state, side, move, attack) > sr_points:
-            raise IllegalOrder(f"activating these spaces costs {cost(state, side, move, attack)} Activation Points; "
-                               f"{sr_points} SR points may be converted", rule="9.3.3", field="spaces")
+        price = cost(state, side, move, attack)
+        if hands.dealt(state) and price > sr_points:
+            raise IllegalOrder(f"activating these spaces costs {price} Activation Points; {sr_points} SR points may "
+                               "be converted", rule="9.3.3", field="spaces")
         return {"sr_points": sr_points}
     if not hands.dealt(state):
         return {}
     budget, played = AUTOMATIC_OPS, None
     if card:
-        played = cards.card_id(card)
-        if played is None or cards.catalogue()[played]["side"] != side:
-            raise IllegalOrder(f"{card!r} is not a card of your deck", rule="9.2.1", field="card")
-        hands.check_from_hand(state, side, played, "card")
+        played = hands.card_from_hand(state, side, card, "9.2.1")
         budget = cards.catalogue()[played]["ops"]
     price = cost(state, side, move, attack)
     if price > budget:

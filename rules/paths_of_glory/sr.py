@@ -40,12 +40,8 @@ def open_sr(state: PogState, side: str, card: str | None) -> dict:
     automatic SR 1."""
     if not card:
         return {"kind": "sr", "points": AUTOMATIC_SR, "redeployed": []}
-    played = cards.card_id(card)
-    if played is None or cards.catalogue()[played]["side"] != side:
-        raise IllegalOrder(f"{card!r} is not a card of your deck", rule="9.3.1", field="card")
-    hands.check_from_hand(state, side, played, "card")
-    if hands.dealt(state):
-        hands.play_to_discard(state, side, played)
+    played = hands.card_from_hand(state, side, card, "9.3.1")
+    hands.play_to_discard(state, side, played)
     return {"kind": "sr", "points": cards.catalogue()[played]["sr"], "card": played, "redeployed": []}
 
 
@@ -184,12 +180,12 @@ def _check_out_of_reserve(state: PogState, side: str, unit: str, end: str) -> No
         raise IllegalOrder(f"{unit} comes out of the Reserve Box only in Russia", rule="base 13.1.6", field="to")
     computed = supply.compute(state)
     kin = [u for u in state.units_in(end) if sr_nation(state, u) == nation and computed.in_supply(u)]
-    capital = (end in (*replacements.capitals(nation), *_home_sources(state, unit)) and state.control.get(end) == side
-               and computed.space_supplied(side, end))
+    home = (end in (*replacements.capitals(nation), *_home_sources(state, unit)) and state.control.get(end) == side
+            and computed.space_supplied(side, end))
     us_port = nation == "us" and state.map.nation[state.map.index[end]] == "fr" and state.map.port[
         state.map.index[end]] and state.control.get(end) == side
     corps = state.unit_facts[unit].type == "corps"
-    if not ([u for u in kin if u not in NOT_INTO] or (corps and (capital or us_port))):
+    if not ([u for u in kin if u not in NOT_INTO] or (corps and (home or us_port))):
         raise IllegalOrder(f"{state.map.name_of(end)} holds no supplied unit of {unit}'s nation"
                            + (", nor is it a supplied capital or supply source of it" if corps else ""),
                            rule="base 13.1.8", field="to")

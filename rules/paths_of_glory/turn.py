@@ -14,7 +14,7 @@ their starting owner are counted again and the VP level moves by the difference.
 
 from __future__ import annotations
 
-from . import card_zones, combat_markers, events, offensives, supply, victory, war
+from . import card_zones, events, offensives, supply, victory, war
 from .state import RESULT, PogState, enemy, result
 
 
@@ -59,7 +59,6 @@ def end_action(state: PogState, first: str) -> None:
     state.round += 1
     state.retreated = set()  # base 12.1.2, 12.5.6 count retreats within a round
     card_zones.end_round(state)
-    combat_markers.expire(state, "round")
     events.expire(state, "round")
     if state.round > war.rounds_per_turn(state):  # R41
         _end_turn(state)
@@ -75,7 +74,6 @@ def _end_turn(state: PogState) -> None:
         return  # base 6 H: the turn marker stays where the war ended
     replacements.turn_end(state)
     card_zones.end_turn(state)
-    combat_markers.expire(state, "turn")
     events.expire(state, "turn")
     state.round = 1
     state.turn += 1
