@@ -248,3 +248,29 @@ def test_a_peace_offer_out_of_range_is_refused(pog):
 
     pog.play("bob", "political policy=russian_turmoil")
     pog.waiting("alice", "Allied Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass")
+
+
+# ---------------------------------------------------------------------------------- card plays (R92-R97)
+
+def test_card_plays_refused_at_the_command_line_sign_nothing(pog):
+    """Each kind of card play refused names its entry, field and rule in one line and signs nothing:
+    an event from bob's hand not playable now (a combat card, base 9.5.4.1; a reinforcement in
+    August 1914, base 9.5.3.1; a procedure not yet adjudicated, R96), the automatic RP 1 of a
+    neutral nation (9.4.1), a redeployment into an enemy space (13.1.5), a card of the other deck
+    played as OPS (9.2.1). A legal order is then accepted."""
+    from pbem.rules.paths_of_glory import cards
+
+    held = [label.split()[0] for label in pog.json("bob", "show", "hand")["yours"]["cp"]["hand"]]
+    card = next(c for c in held if c not in ("cp08", "cp10", "cp11"))  # the three playable in August 1914
+    facts = cards.catalogue()[card]
+    rule = "base 9.5.4.1" if facts.get("combat_card") else "base 9.5.3.1" if "reinforcements" in facts else "R96"
+    line = pog.refuse("bob", f"event card={card}")
+    assert f"field 'orders[1].card', rule {rule}: " in line, line
+    line = pog.refuse("bob", "rp rp=bu")
+    assert "field 'orders[1].rp', rule base 9.4.1: no bu RP may be recorded now" in line, line
+    line = pog.refuse("bob", "sr", "redeploy unit=ge_corps_1 to=liege")
+    assert "field 'orders[2].to', rule base 13.1.5: Liege is not a friendly space in supply" in line, line
+    line = pog.refuse("bob", "activate spaces=metz card=ap01")
+    assert "field 'orders[1].card', rule 9.2.1: 'ap01' is not a card of your deck" in line, line
+    pog.play("bob", "rp rp=ge")
+    pog.waiting("alice", "Allied Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass")
