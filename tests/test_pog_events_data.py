@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference" / "paths_of_glory"
 needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="no ../shared/reference folder")
 
-KEYS = {"rule", "marker", "lasts", "after", "before", "first_turn", "last_turn", "ends", "vp", "requires",
-        "procedure", "note"}
+KEYS = {"rule", "marker", "lasts", "after", "after_until", "before", "first_turn", "last_turn", "ends", "vp",
+        "requires", "procedure", "note"}
 LASTS = {"turn", "round"}
 CARD_ID = re.compile(r"(ap|cp)\d{2}")
 LEFT_OUT_LINE = re.compile(r"# ((?:ap|cp)\d{2}) (\S.*)")

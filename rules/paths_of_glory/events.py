@@ -48,8 +48,9 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
     events = war.record_event(state, marker) if marker in TRACK_EVENTS else _put_in_effect(state, entry)
     for ended in entry.get("ends", []):
         state.events.discard(ended)
-    if marker:
-        events += replacements.event_played(state, marker) + offensives.event_played(state, marker)
+    event_id = cards.catalogue()[card].get("event")
+    if event_id:  # R76 and 7.1.10-7.1.11: what playing this event does to RPs and MOs in effect
+        events += replacements.event_played(state, event_id) + offensives.event_played(state, event_id)
     events += war.add_vp(state, entry.get("vp", 0), entry["rule"], "event played")
     if cards.catalogue()[card].get("war_status"):
         events += war.add_war_status(state, side, cards.catalogue()[card]["war_status"])
@@ -78,7 +79,8 @@ def _card(state: PogState, side: str, name: str) -> str:
 def _check_window(state: PogState, card: str, entry: Mapping) -> None:
     """9.5.1: the turns it may be played in and the events it needs in effect, or not."""
     label = cards.label(card)
-    missing = [event for event in entry.get("after", []) if event not in state.events]
+    needed = entry.get("after", []) if state.turn <= entry.get("after_until", state.turn) else []
+    missing = [event for event in needed if event not in state.events]
     present = [event for event in entry.get("before", []) if event in state.events]
     marker = entry.get("marker")
     if marker and marker not in TRACK_EVENTS and marker in state.events and not entry.get("lasts"):

@@ -34,9 +34,14 @@ def play(state: PogState, side: str, card: str, place: list) -> list[dict]:
     if state.tracks.get(f"reinforced_{nation}") == state.turn:
         raise IllegalOrder(f"a {nation.upper()} reinforcement card has been played this turn", rule="base 9.5.3.1",
                            field="card")
-    events = war.record_us_reinforcement(state) if nation == "us" else []
+    if nation == "us":
+        war.check_us_reinforcement(state)
+    if nation not in state.at_war:
+        raise IllegalOrder(f"{nation.upper()} is not at war: its reinforcements wait for its entry",
+                           rule="base 9.5.3.1", field="card")
     units = [*facts.get("units", []), *_new_corps(state, nation, facts.get("corps", 0))]
     wanted = _placements(state, units, place)
+    events = war.record_us_reinforcement(state) if nation == "us" else []  # last: it records the turn's card
     for unit in units:
         state.units[unit] = UnitState(wanted.get(unit, f"{side}_reserve"))
         events.append({"kind": "reinforcement", "unit": unit, "to": state.units[unit].space, "rule": "base 9.5.3"})

@@ -317,16 +317,20 @@ _EVENT_RULES = {ZIMMERMANN: "16.3.3", OVER_THERE: "16.3.4", FOURTEEN_POINTS: "16
 
 
 def record_us_reinforcement(state: PogState) -> list[dict]:
-    """16.3.4: US reinforcement cards after Over There, one a turn (R64). The card's units come
-    with the card rules; this records the play."""
+    """16.3.4: US reinforcement cards after Over There, one a turn (R64): records the play."""
+    check_us_reinforcement(state)
+    state.tracks["us_reinforcement_turn"] = state.turn
+    return [{"kind": "us_reinforcement", "turn": state.turn, "rule": "16.3.4"}]
+
+
+def check_us_reinforcement(state: PogState) -> None:
+    """16.3.4, R64: may a US reinforcement card be played now?"""
     if OVER_THERE not in state.events:
         raise IllegalOrder("no US reinforcement card before Over There", rule="16.3.4", field="card")
     if UBOATS_UNLEASHED in state.events and CONVOY not in state.events:
         raise IllegalOrder("U-Boats Unleashed bars US reinforcements until Convoy", rule="R64", field="card")
     if track(state, "us_reinforcement_turn") == state.turn:
         raise IllegalOrder("one US reinforcement card a turn", rule="16.3.4", field="card")
-    state.tracks["us_reinforcement_turn"] = state.turn
-    return [{"kind": "us_reinforcement", "turn": state.turn, "rule": "16.3.4"}]
 
 
 # ---------------------------------------------------------------------------------- Brest-Litovsk
