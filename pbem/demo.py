@@ -52,6 +52,8 @@ def _draws(record) -> Text:
             text.append(f"{'  ' if last else ' '}{draw.purpose} ({draw.rule}):", style="dim")
             last = (draw.purpose, draw.rule)
         text.append(f" {draw.result}", style="bold cyan")
+    if record.private:
+        text.append("; drawn in private: " + "; ".join(r["purpose"] for r in record.private), style="dim")
     return text
 
 

@@ -72,6 +72,9 @@ def _card_step(state: PogState) -> bool:
     return bool(combat) and combat["step"] == "cards"
 
 
+STEPS = ("offensives", "peace_offer", "draw_step", "keep")  # the decisions `next` names by their kind
+
+
 def combat_record(state: PogState) -> dict:
     return state.action.get("combat") or state.combats[-1]
 
@@ -121,8 +124,7 @@ def check_expect(state: PogState, expect: dict) -> None:
         step = RULESET.pending(state)
         assert isinstance(step, Decision)
         combat, kind = state.action.get("combat"), state.action.get("kind")
-        now = f"{combat['step']}:{combat['deciding']}" if combat else kind if kind in ("offensives", "peace_offer") \
-            else "action"
+        now = f"{combat['step']}:{combat['deciding']}" if combat else kind if kind in STEPS else "action"
         assert now == expect["next"]
 
 

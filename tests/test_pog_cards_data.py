@@ -25,7 +25,7 @@ CONVERTER = ROOT / "tools" / "paths_of_glory_convert.py"
 needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="no ../shared/reference folder")
 
 FIELDS = {"side", "number", "name", "event", "commitment", "ops", "sr", "rp", "war_status", "combat_card",
-          "ops_event", "removed_after_play", "optional", "reinforcements"}
+          "ops_event", "removed_after_play", "optional", "reinforcements", "expires"}
 FLAGS = ("combat_card", "ops_event", "removed_after_play", "optional")
 GENERIC_CORPS = re.compile(r"([a-z]+)_corps_\d+")
 
@@ -91,6 +91,11 @@ def test_fields_are_of_the_documented_kinds(cards):
         assert set(card["rp"]) <= set(rp_types[card["side"]]), key
         assert all(isinstance(n, int) and n > 0 for n in card["rp"].values()), key
         assert all(card.get(flag, True) is True for flag in FLAGS), key  # present only when true
+
+
+def test_expiring_cards_are_the_three_with_a_date(cards):
+    """8.1.6.1: Putnik (1914-1915), Moltke (Aug-Sep 1914) and Guns of August (Aug 1914) expire."""
+    assert {k: c["expires"] for k, c in cards.items() if "expires" in c} == {"ap05": 7, "ap09": 2, "cp01": 1}
 
 
 def test_optional_cards_are_56_to_65_of_each_deck(cards):

@@ -201,8 +201,8 @@ def test_a_second_attack_on_a_space_in_one_action_is_refused(pog):
 def test_an_advance_by_a_reduced_unit_is_refused(pog):
     """base 12.7.1: only full-strength attackers advance. The reduced GE 7th Army joins the armies in
     Metz, the CP win at Sedan with it, the defenders retreat; it may not advance, GE 2nd Army may."""
-    pog.play("bob", "activate spaces=mulhouse", "move units=ge_7_army path=strasbourg,metz", "pass")
-    pog.play("alice", "pass")
+    pog.play("bob", "activate spaces=mulhouse", "move units=ge_7_army path=strasbourg,metz", "pass", "pass")
+    pog.play("alice", "pass", "pass")  # a pass action, then no recycle in the draw step (8.1.6)
     unit = attack_sedan(pog, f"{SEDAN_ARMIES},ge_7_army")
     retreat_from_sedan(pog, unit)
     pog.waiting("bob", "combat at Sedan: the attacker advances (advance units=... path=...) or passes")
@@ -247,6 +247,7 @@ def test_a_peace_offer_out_of_range_is_refused(pog):
                      r"VP 10 is outside CP's range for peace terms\n$", line), line
 
     pog.play("bob", "political policy=russian_turmoil")
+    pog.play("bob", "pass")  # the draw step after the roll: a hand of seven draws nothing (8.1.6.2)
     pog.waiting("alice", "Allied Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass")
 
 
@@ -272,5 +273,5 @@ def test_card_plays_refused_at_the_command_line_sign_nothing(pog):
     assert "field 'orders[2].to', rule base 13.1.5: Liege is not a friendly space in supply" in line, line
     line = pog.refuse("bob", "activate spaces=metz card=ap01")
     assert "field 'orders[1].card', rule 9.2.1: 'ap01' is not a card of your deck" in line, line
-    pog.play("bob", "rp rp=ge")
+    pog.play("bob", "rp rp=ge", "pass")
     pog.waiting("alice", "Allied Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass")

@@ -67,14 +67,14 @@ def test_the_central_powers_besiege_liege_and_roll_for_it(game):
 
     play(games, signers, "bob", [{"kind": "activate", "spaces": ["aachen"]},
                                  {"kind": "move", "units": ["ge_1_army"], "path": ["liege"]},
-                                 {"kind": "pass"}])
+                                 {"kind": "pass"}, {"kind": "pass"}])  # the operation, then no draw (8.1.6)
     state = alice.engine().state
     assert state.units["ge_1_army"].space == "liege"
     assert state.forts["liege"] == "besieged"  # 15.2.1: an army besieges
     assert state.control["liege"] == "ap"  # variant 11.1.4: an intact enemy fort keeps control
     assert state.active == "ap"
 
-    play(games, signers, "alice", [{"kind": "pass"}])
+    play(games, signers, "alice", [{"kind": "pass"}, {"kind": "pass"}])  # a pass action, no recycle
     entry = play(games, signers, "bob", [{"kind": "economic"}])
     assert status(bob)["step"] == {**status(bob)["step"], "kind": "reveal", "waiting_for": ["alice"]}
     value = reveal(games, signers, "alice").fields["value"]
@@ -85,7 +85,9 @@ def test_the_central_powers_besiege_liege_and_roll_for_it(game):
     assert record.draws[0].rule.startswith("15.3")
     # 15.3.2-15.3.3: destroyed if the die, -2 in August 1914, exceeds Liege's LF of 3.
     assert engine.state.forts["liege"] == ("destroyed" if die - 2 > 3 else "besieged")
-    assert engine.state.active == "ap" and engine.state.round == 2
+    assert engine.state.action["kind"] == "draw_step"  # 8.1.6: after the sieges, the draw step
+    play(games, signers, "bob", [{"kind": "pass"}])
+    assert bob.engine().state.active == "ap" and bob.engine().state.round == 2
 
 
 def test_views_through_the_cli(game):

@@ -2,7 +2,7 @@
 roll in the log, the Russian off-map boxes, and the options `pbem rules` offers.
 
 The CLI tests run on a copy of examples/paths-of-glory-1914 (the demo game: the German 1st Army
-besieges Liege, and its siege roll at seq 4 is a 5, less 2 in August 1914).
+besieges Liege, and its siege roll at seq 5 is a 3, less 2 in August 1914).
 """
 
 from __future__ import annotations
@@ -53,13 +53,13 @@ def test_show_map_refuses_an_unknown_nation_and_names_the_nearest(example):
 # ---------------------------------------------------------------------------- the siege roll (15.3)
 
 def test_the_siege_roll_says_its_arithmetic_and_whether_the_fort_fell(example):
-    said = "siege of Liege: 5 − 2 = 3, not above 3: Liege holds"
-    code, out, err = pbem(example, "verify", "--roll", "4", "--json")
+    said = "siege of Liege: 3 − 2 = 1, not above 3: Liege holds"
+    code, out, err = pbem(example, "verify", "--roll", "5", "--json")
     assert code == 0, err
     assert [draw["purpose"] for draw in json.loads(out)["draws"]] == [said]
     code, out, err = pbem(example, "log", "--json")
     assert code == 0, err
-    assert [draw["purpose"] for draw in json.loads(out)[3]["dice"]] == [said]
+    assert [draw["purpose"] for draw in json.loads(out)[4]["dice"]] == [said]
     code, _, err = pbem(example, "verify")
     assert code == 0, err
 
@@ -85,7 +85,7 @@ def test_rules_lists_the_options(example):
     assert code == 0, err
     assert set(json.loads(out)["options"]) == {"vesting_holland", "italy_19_1", "italy_19_1_1", "italy_19_1_2",
                                                "italy_19_1_3", "italy_19_2", "vp_bid", "vp_bid_to",
-                                               "entrench_reminder", "hand_8", "optional_cards"}
+                                               "entrench_reminder", "hand_8", "optional_cards", "pass_draws"}
 
 
 def test_every_option_changes_the_game():
@@ -96,9 +96,10 @@ def test_every_option_changes_the_game():
     in_play = {"entrench_reminder": "entrench_reminder_takes_one_off",  # change play, not the start: rule cases
                "italy_19_2": "third_german_corps_may_not_move_into_italy",
                "hand_8": "hand_8_deals_eight",
-               "optional_cards": "all_optional_cards_join_the_decks_with_eight_card_hands"}
+               "optional_cards": "all_optional_cards_join_the_decks_with_eight_card_hands",
+               "pass_draws": "a_charter_lets_a_pass_draw_at_mobilization"}
     cases = "".join((Path(__file__).parent / "cases" / "paths_of_glory" / name).read_text()
-                    for name in ("trenches.toml", "italy_ops.toml", "hands.toml"))
+                    for name in ("trenches.toml", "italy_ops.toml", "hands.toml", "draws.toml"))
     for name, spec in ruleset.options.items():
         if name in in_play:
             assert f'id = "{in_play[name]}"' in cases, name

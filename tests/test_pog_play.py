@@ -17,7 +17,7 @@ from pbem.errors import IllegalOrder
 CASES = (load_cases("combat.toml") + load_cases("turn.toml") + load_cases("trenches.toml")
          + load_cases("italy_ops.toml") + load_cases("combat_cards.toml") + load_cases("hands.toml")
          + load_cases("operations.toml") + load_cases("card_plays.toml") + load_cases("sr.toml")
-         + load_cases("events.toml") + load_cases("reinforcements.toml"))
+         + load_cases("events.toml") + load_cases("reinforcements.toml") + load_cases("draws.toml"))
 
 
 @pytest.mark.parametrize("case", [c for _, c in CASES], ids=[name for name, _ in CASES])
@@ -31,6 +31,7 @@ def test_played_case(case):
             play(state, case["orders"][-1:])
         assert raised.value.rule == expect["error"]["rule"], str(raised.value)
         assert raised.value.field == expect["error"].get("field", raised.value.field), str(raised.value)
+        assert expect["error"].get("message", "") in str(raised.value)
         return
     check_expect(play(state, case["orders"], case.get("answer_card_steps", True)), expect)
 

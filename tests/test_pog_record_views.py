@@ -99,6 +99,8 @@ def test_the_cli_shows_where_the_examples_combat_cards_went(tmp_path):
     assert code == 0 and "Central Powers cards kept in front" in out and "cp03 Von Francois" in out, err
     code, out, err = run_cli(["show", "hand", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0, err
-    sizes = {"pile": 7, "limit": 7, "optional": 0, "decks": 1}
-    assert json.loads(out) == {"dealt": True, "yours": {},
-                               "counts": {"ap": {"hand": 6, **sizes}, "cp": {"hand": 4, **sizes}}}
+    counts = json.loads(out)["counts"]  # the Central Powers drew once or twice (tests/test_project.py)
+    assert json.loads(out) == {"dealt": True, "yours": {}, "counts": counts}
+    sizes = {"limit": 7, "optional": 0, "decks": 1}
+    assert counts["ap"] == {"hand": 6, "pile": 7, **sizes}
+    assert counts["cp"] in ({"hand": 5, "pile": 6, **sizes}, {"hand": 6, "pile": 5, **sizes})

@@ -123,22 +123,22 @@ def test_paths_of_glory_demo_plays_the_whole_sequence():
     assert re.search(r"entrench unit=ge_2_army; pass .* dice: ge_2_army entrenches in Koblenz: \d [≤>] LF 3, "
                      r"(trench level 1|no trench)", out)
     # 16.5.2: the Allies' foreign policy roll, then the track it moves
-    assert re.search(r"seq 9 alice: political policy=br_us_involvement .* AP foreign policy \(16\.5\.2\): \d ", out)
+    assert re.search(r"seq 11 alice: political policy=br_us_involvement .* AP foreign policy \(16\.5\.2\): \d ", out)
     assert re.search(r"BR entry / US involvement │ [01] \(us_neutral\)", out)
     # base 12.3: a flank attack pinned from Chateau-Thierry, +1 for each of the three other spaces
     assert "pinning=chateau_thierry" in out
     # base 4.3.1, R92: bob keeps Guns of August; both hands are dealt in private; his own he sees
     assert "seq 1 bob: offensives guns_of_august=true" in out
-    hand = re.search(r"Your hand \(CP\): (.*?); 7 cards in your draw pile", out)
+    hand = re.search(r"Your hand \(CP\): (.*?) AP: 7 cards in hand", out)
     assert hand and len(re.findall(r"cp\d\d", hand[1])) == 7, out
     assert all(f"{card} " in hand[1] for card in ("cp01", "cp03", "cp09")), hand[1]  # chosen, first_cards
     # R93: cards played as OPS pay for the activations
     assert "seq 2 bob: activate spaces=aachen,insterberg,koblenz card=cp01" in out
     assert "activate attack=chateau_thierry,sedan,brussels,calais card=cp09" in out
     # base 12.2.1, R87: the flank die first, then alice's card step, then the fire dice
-    assert re.search(r"seq 10 bob: .* dice: flank attack at Cambrai \(base 12\.3\.3\): \d ", out)
-    assert re.search(r"seq 11 alice: play_cards .* dice: attacker fire, combat at Cambrai", out)
-    assert "seq 16 alice: play_cards cards=pleve" in out and "defender's combat cards: pleve" in out
+    assert re.search(r"seq 13 bob: .* dice: flank attack at Cambrai \(base 12\.3\.3\): \d ", out)
+    assert re.search(r"seq 14 alice: play_cards .* dice: attacker fire, combat at Cambrai", out)
+    assert "seq 20 alice: play_cards cards=pleve" in out and "defender's combat cards: pleve" in out
     assert re.search(r"Central Powers cards kept in front +│ cp03 Von Francois", out)
     assert re.search(r"flank attack pinned from chateau_thierry: die \d\+3, succeeds "
                      r"\(Calais: \+1; Sedan: \+1; Brussels: \+1\)", out)
@@ -146,14 +146,18 @@ def test_paths_of_glory_demo_plays_the_whole_sequence():
     assert re.search(r"defender losses \([345]\): (br_bef_corps reduced, )?br_bef_army eliminated for good, "
                      r"br_bef_army replaced by br_bef_corps", out)
     # 12.5: the corps retreats two spaces, to Paris
-    assert "seq 12 alice: retreat units=br_bef_corps path=amiens,paris" in out
+    assert "seq 15 alice: retreat units=br_bef_corps path=amiens,paris" in out
     assert "the defenders retreat 2 space(s)" in out and "br_bef_corps retreat to Paris" in out
     # 17.1: 1 of the scenario's 2 French RPs rebuilds the French 6th Army
-    assert "seq 14 alice: economic replace=fr_6_army" in out and "FR 1, IT 0" in out
+    assert "seq 17 alice: economic replace=fr_6_army" in out and "FR 1, IT 0" in out
     # 12.7.6, 15.1.1: the garrison of Riga gone, the two armies advance into its fort space and besiege it
     assert re.search(r"defender losses \([345]\): ru_corps_10 eliminated, ru_corps_3 eliminated, "
                      r"ru_corps_4 eliminated", out)
-    assert "seq 17 bob: advance units=ge_8_army,ge_10_army path=riga; pass" in out
+    assert "seq 21 bob: advance units=ge_8_army,ge_10_army path=riga; pass; pass" in out
+    # 8.1.6: draws in private at the roll point (seq 6), and with a die after a card played as OPS (seq 16)
+    assert "seq 6 bob: draw alice reveals for seq 6 drawn in private: draw CP cards" in out
+    assert re.search(r"seq 16 bob: pass; pass; draw .* dice: CP draw: a die less 4 spaces activated "
+                     r"\(8\.1\.6\.2\): \d", out)
     assert re.search(r"Space Riga \(riga\) .* Fort strength 3, besieged .* Units GE 10 Army GE 8 Army", out)
     assert "verified in all 2 directories" in out
     # R92: both disclose at the end; the audit finds every card they played in their hands
@@ -164,23 +168,24 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     result = pbem("verify", "--game", str(POG_EXAMPLE), "--json")
     assert result.returncode == 0, result.stderr
     audited = pbem("audit", "--game", str(POG_EXAMPLE))  # R92: both disclosed; every card played was held
-    assert audited.returncode == 0 and "alice: every order up to seq 17 is consistent" in audited.stdout, audited
+    assert audited.returncode == 0 and "alice: every order up to seq 21 is consistent" in audited.stdout, audited
     engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
     state = engine.state
-    assert engine.head_seq == 17 and [r.seq for r in engine.rolls] == [1, 2, 4, 9, 10, 11, 14, 16]
+    assert engine.head_seq == 21 and [r.seq for r in engine.rolls] == [1, 2, 5, 6, 11, 13, 14, 16, 17, 20]
+    rolls = {roll.seq: roll for roll in engine.rolls}
     assert state.units["ge_1_army"].space == "liege"
     # base 11.2.2, R83: the 2nd Army's entrench die, drawn after the movement of seq 2, at or under its LF 3
-    entrench = engine.rolls[1].draws[0]
+    entrench = rolls[2].draws[0]
     assert entrench.purpose.startswith("ge_2_army entrenches in Koblenz")
     assert state.trenches.get("koblenz", 0) == (1 if entrench.result <= 3 else 0)
     assert state.control["szawli"] == "cp"
     assert state.units["ru_corps_9"].space == "ap_eliminated"  # 14.3.5: OOS5, then eliminated
     assert state.control["libau"] == "cp"  # 14.3.6: attrition
-    die = engine.rolls[2].draws[0].result
+    die = rolls[5].draws[0].result
     assert state.forts["liege"] == ("destroyed" if die - 2 > 3 else "besieged")  # 15.3.3: -2 in Aug 1914
     # 16.5.2: a die of 1-3 moves BR Entry / US Involvement one step the Allies' way (a 6 one step
     # back, but the track is held at 0)
-    policy = engine.rolls[3].draws[0]
+    policy = rolls[11].draws[0]
     assert policy.purpose == "AP foreign policy"
     assert state.tracks.get("br_us_involvement", 0) == (1 if policy.result <= 3 else 0)
     cambrai, riga = state.combats
@@ -189,14 +194,18 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert cambrai["attack_spaces"] == ["calais", "chateau_thierry", "sedan", "brussels"]
     assert cambrai["flank"]["drm"] == 3 and cambrai["flank"]["success"]
     assert cambrai["fire_order"] == ["attacker", "defender"]
-    # R87: the flank die alone at seq 10; no card at Cambrai; at Riga one from each hand (R92)
-    assert [d.purpose for d in engine.rolls[4].draws] == ["flank attack at Cambrai"]
+    # R87: the flank die alone at seq 13; no card at Cambrai; at Riga one from each hand (R92)
+    assert [d.purpose for d in rolls[13].draws] == ["flank attack at Cambrai"]
     assert "cards" not in cambrai and riga["cards"] == {"attacker": ["von_francois"], "defender": ["pleve"]}
     assert state.cards["removed"] == ["ap04"] and state.cards["cp_front"] == ["cp03"]  # Pleve is starred
     # R93: Guns of August (OPS 3) and Reichstag Truce (OPS 4) paid for two activations; Von Francois
-    # and Pleve were combat cards: the CP hand is three smaller, the Allied one
+    # and Pleve were combat cards: the CP hand is three smaller, the Allied one. 8.1.6.2: bob drew
+    # one card after his economic action (seq 6, in private) and one more after Reichstag Truce if
+    # the die less its 4 spaces came to 0 or more (seq 16)
+    assert rolls[6].private == [{"player": "bob", "purpose": "draw CP cards", "rule": "8.1.6.2"}]
+    drew = 1 + (rolls[16].draws[0].result >= 4)
     assert state.hands == {"ap": {"hand": 6, "pile": 7, "limit": 7, "optional": 0, "decks": 1},
-                           "cp": {"hand": 4, "pile": 7, "limit": 7, "optional": 0, "decks": 1}}
+                           "cp": {"hand": 4 + drew, "pile": 7 - drew, "limit": 7, "optional": 0, "decks": 1}}
     assert state.cards["cp_discard"] == ["cp01", "cp09"]
     # 12.4.4, R48: the BEF army is gone for good, the BEF corps from the Reserve Box replaced it
     assert cambrai["replacements"] == {"br_bef_army": "br_bef_corps"}

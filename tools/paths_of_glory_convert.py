@@ -630,6 +630,9 @@ CARDS_HEADER = """\
 #                   combat card: once used, base 9.5.4.2); absent otherwise
 #   optional        true for cards 56-65 of each deck, the optional cards outside the basic game
 #                   (base 2.3); absent otherwise
+#   expires         the last turn (calendar.toml, 1 = Aug 1914) its event may be played, for a
+#                   card whose play ends at a date (8.1.6.1: it may be removed when recycled);
+#                   absent otherwise
 #   reinforcements  for a reinforcement event, { nation, units, corps }: the nation reinforced;
 #                   `units`, the named pieces it brings (ids in units.toml; absent when none);
 #                   `corps`, how many of that nation's identical corps pieces it brings, the
@@ -658,6 +661,14 @@ OPS_EVENTS: dict[tuple[str, int], str | None] = {
     ("ap", 45): "R90: played as the round's operations card, its drm going to one Russian attack",
     ("ap", 46): None,  # Brusilov Offensive
     ("cp", 17): None,  # Mata Hari
+}
+
+# Events that may be played only until a date (8.1.6.1's "expiry date"): the last turn, by the
+# turn record track (calendar.toml), and the comment naming it.
+EXPIRES: dict[tuple[str, int], tuple[int, str]] = {
+    ("ap", 5): (7, "Putnik: played in 1914 and 1915 only, so Fall 1915 is its last turn"),
+    ("ap", 9): (2, "Moltke: played in August or September 1914 only"),
+    ("cp", 1): (1, "Guns of August: played in the first action round of August 1914 only"),
 }
 
 CardField = tuple[str, object, str | None]  # field, value, and the comment written above it
@@ -730,6 +741,8 @@ def card_fields(row: dict[str, str], units: Mapping[str, dict]) -> list[CardFiel
              ("removed_after_play", truthy(row["remove"]), None),
              ("optional", number in OPTIONAL_CARDS, None)]
     fields += [flag for flag in flags if flag[1]]
+    if (side, number) in EXPIRES:
+        fields.append(("expires", *EXPIRES[side, number]))
     reinforcements = card_reinforcements(row, units)
     if reinforcements:
         fields.append(("reinforcements", *reinforcements))

@@ -9,7 +9,9 @@ from functools import cache
 
 from pbem import datafile
 
-LEVELS = ("mobilization", "limited", "total")
+from .state import COMMITMENT_LEVELS
+
+LEVELS = COMMITMENT_LEVELS
 
 
 @cache

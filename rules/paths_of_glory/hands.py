@@ -5,8 +5,10 @@ card zones (card_zones.py).
 The hands are dealt at the roll point of the Central Powers' first entry, the one that rolls the
 first turn's mandated offensives (R81): each side's Mobilization deck is shuffled by a private draw
 of its own player, and seven cards dealt, the Central Powers' Guns of August first if their entry
-chose it (4.3.1). A player's view lists every card he was dealt or drew; the cards he holds are
-those of them in no public zone and not used in the combat under way. A card he names from his hand
+chose it (4.3.1). A player's view lists the cards he was dealt or drew since his discards last went
+back into his pile (draws.py), and those he is looking at before keeping one; the cards he holds
+are those of his list in no public zone and not used in the combat under way. His draw pile is
+what his side could hold less those: the view needs no record of it. A card he names from his hand
 must be one his side could still hold: in its decks so far and in no public zone (checked by
 everyone at once); that it is in his view is checked by his own client before he signs, and by
 everyone at the audit (check_private). So a card cancelled back to the hand (Alberich) needs no
@@ -39,8 +41,8 @@ def dealt(state: PogState) -> bool:
 
 def empty_view(sides) -> dict:
     """A player's private view before the deal: per side he commands, the cards he was dealt or
-    drew and his draw pile's order."""
-    return {"sides": {side: {"hand": [], "pile": []} for side in sides}}
+    drew."""
+    return {"sides": {side: {"hand": []} for side in sides}}
 
 
 def deal(state: PogState, private: PrivateDraws | None, guns_of_august: bool, options: Mapping,
@@ -61,9 +63,15 @@ def deal(state: PogState, private: PrivateDraws | None, guns_of_august: bool, op
         if dice is not None and view is not None:
             shuffled = dice.shuffle(pile, f"shuffle {side.upper()}'s Mobilization deck", RULE)
             drawn = size - len(held)
-            view.setdefault("sides", {})[side] = {"hand": held + shuffled[:drawn], "pile": shuffled[drawn:]}
+            view.setdefault("sides", {})[side] = {"hand": held + shuffled[:drawn]}
         state.hands[side] = {"hand": size, "pile": len(pile) + len(held) - size, "limit": size,
                              "optional": int(optional), "decks": 1}
+
+
+def decks_due(state: PogState) -> list[str]:
+    """The sides whose commitment level has brought in a deck not yet in their pile (16.1.3-16.1.4)."""
+    return [side for side, counts in sorted(state.hands.items())
+            if cards.LEVELS.index(state.commitment[side]) + 1 > counts["decks"]]
 
 
 def unseen(state: PogState, side: str) -> set[str]:
@@ -142,10 +150,14 @@ def holding(state: PogState, mine: Mapping) -> list[str]:
 
 
 def hand_data(state: PogState, private: Mapping[str, dict] | None) -> dict:
-    """`pbem show hand`: your cards and pile size (where your key is), both sides' counts."""
-    yours = {side: {"hand": [cards.label(card) + (" (combat card)" if cards.catalogue()[card].get("combat_card")
-                                                   else "") for card in holding(state, mine)],
-                    "pile": len(mine.get("pile", []))}
+    """`pbem show hand`: your cards and those you are looking at (where your key is), both sides'
+    hand and pile sizes."""
+    yours = {side: {"hand": [_shown(card) for card in holding(state, mine)],
+                    "looking": [_shown(card) for card in mine.get("looking", [])]}
              for view in (private or {}).values() for side, mine in view.get("sides", {}).items()}
     return {"dealt": dealt(state), "yours": yours,
             "counts": {side: dict(state.hands.get(side, {})) for side in SIDES}}
+
+
+def _shown(card: str) -> str:
+    return cards.label(card) + (" (combat card)" if cards.catalogue()[card].get("combat_card") else "")

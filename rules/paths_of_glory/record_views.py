@@ -143,8 +143,9 @@ def render_hand(data: dict):
         return Text("The hands are dealt at the roll point of the Central Powers' first entry (base 4.3).")
     lines = []
     for side, mine in data["yours"].items():
-        lines.append(literal(f"Your hand ({side.upper()}): {', '.join(mine['hand']) or 'empty'}; "
-                             f"{mine['pile']} cards in your draw pile"))
+        lines.append(literal(f"Your hand ({side.upper()}): {', '.join(mine['hand']) or 'empty'}"))
+        if mine["looking"]:
+            lines.append(literal(f"Looking at (keep one: keep card=...): {', '.join(mine['looking'])}"))
     if not data["yours"]:
         lines.append(Text("No hand of yours on this machine (your key holds it).", style="dim"))
     for side, counts in data["counts"].items():

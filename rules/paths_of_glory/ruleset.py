@@ -29,7 +29,8 @@ from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 from . import state as positions
 from .state import PogState, enemy
 
-DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll", "entrench_roll")  # action kinds waiting for dice
+# the action kinds waiting for a roll point
+DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll", "entrench_roll", "draw_roll", "reshuffle")
 MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")  # options that shape the map
 
 
@@ -148,7 +149,23 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "sr":
             return (f"{side}, turn {state.turn} round {state.round}: redeploy (redeploy unit=... to=...) with "
                     f"{state.action['points']} SR points left, or pass")
-        return f"{side}, turn {state.turn} round {state.round}: activate, sr, rp, event, economic, political or pass"
+        if state.action.get("kind") in ("draw_step", "keep"):
+            return self._draw_prompt(state, side)
+        from . import draws
+
+        buy = " (draw first for 1 VP)" if draws.can_buy(state, state.active) else ""
+        return (f"{side}, turn {state.turn} round {state.round}: activate, sr, rp, event, economic, political "
+                f"or pass{buy}")
+
+    def _draw_prompt(self, state: PogState, side: str) -> str:
+        step = state.action
+        if step["kind"] == "keep":
+            return (f"{side}: keep one of the {step['looking']} cards you are looking at (keep card=...; "
+                    "pbem show hand lists them)")
+        choices = {"die": f"draw (a die less {step['spaces']} spaces activated must be 0 or more), ",
+                   "yes": "draw, "}.get(step["draw"], "") if step["drawable"] else ""
+        recycle = "recycle card=... or front=..., " if step["recycle"] else ""
+        return f"{side}, draw step: {choices}{recycle}or pass"
 
     def _owner(self, state: PogState, side: str) -> str:
         if state.setup is None:  # a position from a rule case: no charter, so the side plays itself
@@ -169,13 +186,17 @@ class PathsOfGlory(Ruleset[PogState]):
             self._phase_order(state, kind, order)
         elif state.action.get("kind") == "sr":
             self._within_sr(state, kind, order)
+        elif state.action.get("kind") in ("draw_step", "keep"):
+            self._within_draw_step(state, kind, order)
         elif kind == "pass":
             if in_movement:
                 self._end_movement(state)
+            elif not state.action.get("kind"):  # a pass action (8.1.4)
+                state.action = {"draw": self._entitlement(state, kind, order)}
             if state.action.get("entrench"):  # base 11.2.2: rolled after all movement (R83)
                 state.action["kind"] = "entrench_roll"
             else:
-                self._end_action(state)
+                self._after_activity(state)
         elif kind == "attack":
             self._attack(state, order)
         elif in_movement:
@@ -259,7 +280,7 @@ class PathsOfGlory(Ruleset[PogState]):
             return
         if state.action.get("card") and not state.action["redeployed"]:
             raise IllegalOrder("a card played as SR redeploys at least one unit", rule="9.3.3", field="kind")
-        self._end_action(state)
+        self._after_activity(state)
 
     def _operations_after_sr(self, state: PogState, order: Mapping) -> None:
         """9.3.3: after at least one SR, up to two SR points left activate spaces; the units that
@@ -275,7 +296,8 @@ class PathsOfGlory(Ruleset[PogState]):
         operations.pay(state, state.active, order.get("card"), sorted(activation.move), sorted(activation.attack),
                        sr_points=min(sr.SR_TO_OPS, state.action["points"]))
         activation.moved.update(redeployed)  # 9.3.3: no farther move
-        state.action = {"kind": "movement", "activation": activation.dump(), "sr_units": list(redeployed)}
+        state.action = {"kind": "movement", "activation": activation.dump(), "sr_units": list(redeployed),
+                        "draw": state.action["draw"]}
 
     def _within_movement(self, state: PogState, kind: str, order: Mapping) -> None:
         """A move (11) or a fort built before any move (15.4) inside the open movement action."""
@@ -303,8 +325,12 @@ class PathsOfGlory(Ruleset[PogState]):
     def _new_action(self, state: PogState, kind: str, order: Mapping) -> None:
         """8.1.4: activate for movement (paid with a card as OPS, or OPS 1), an economic action
         (sieges), or a political one."""
-        from . import movement, operations
+        from . import draws, movement, operations
 
+        if kind == "draw":  # 8.1.3: bought before the activity
+            draws.buy(state, state.active)
+            return
+        state.action = {"draw": self._entitlement(state, kind, order)}
         if kind == "activate":
             spaces, attack = order.get("spaces") or [], order.get("attack") or []
             if not spaces and not attack:
@@ -315,23 +341,23 @@ class PathsOfGlory(Ruleset[PogState]):
             activation = movement.activate_for_attack(state, state.active, attack, activation)
             paid = operations.pay(state, state.active, order.get("card"), sorted(activation.move),
                                   sorted(activation.attack))
-            state.action = {"kind": "movement", "activation": activation.dump(), **({"ops": paid} if paid else {})}
+            state.action.update(kind="movement", activation=activation.dump(), **({"ops": paid} if paid else {}))
         elif kind == "economic":
             self._economic(state, order)
         elif kind == "sr":
             from . import sr
 
-            state.action = sr.open_sr(state, state.active, order.get("card"))
+            state.action.update(sr.open_sr(state, state.active, order.get("card")))
         elif kind == "event":
             from . import events
 
             events.play(state, state.active, str(order.get("card", "")), order.get("place"))
-            self._end_action(state)
+            self._after_activity(state)
         elif kind == "rp":  # base 9.4.2: the whole action
             from . import card_plays
 
             card_plays.play_rp(state, state.active, order)
-            self._end_action(state)
+            self._after_activity(state)
         else:
             self._political(state, order)
 
@@ -345,7 +371,7 @@ class PathsOfGlory(Ruleset[PogState]):
             peace.foreign_aid(state, state.active, giver, receiver, mandated=False)
         if order.get("replace"):
             replacements.spend_rps(state, state.active, [_spend(text) for text in order["replace"]], mandated=False)
-        state.action = {"kind": "economic"}
+        state.action["kind"] = "economic"
 
     def _political(self, state: PogState, order: Mapping) -> None:
         """A voluntary Political Action: attrition for both sides (14.3.6), then foreign policy
@@ -361,12 +387,12 @@ class PathsOfGlory(Ruleset[PogState]):
             if order["policy"] not in peace.POLITICAL_TRACKS:
                 raise IllegalOrder(f"foreign policy moves {' or '.join(peace.POLITICAL_TRACKS)}", rule="16.5.2",
                                    field="policy")
-            state.action = {"kind": "policy", "track": order["policy"]}
+            state.action.update(kind="policy", track=order["policy"])
         elif order.get("peace"):
             peace.offer_peace(state, state.active, victory.scenario_kind(state))
-            state.action = {"kind": "peace_offer"}
+            state.action["kind"] = "peace_offer"
         else:
-            self._end_action(state)
+            self._after_activity(state)
 
     def _refuse_medina(self, state: PogState, side: str, spaces: list) -> None:
         """14.1.8: Turkish units in Medina's special supply are never activated for movement."""
@@ -402,7 +428,9 @@ class PathsOfGlory(Ruleset[PogState]):
             reminder = state.setup is not None and self.chosen(state.setup).get("entrench_reminder", False)
             entrench.roll(state, dice, state.action, reminder)
         if kind == "entrench_roll":
-            self._end_action(state)
+            self._after_activity(state)
+        elif kind in ("draw_roll", "reshuffle"):
+            self._draw_roll(state, dice, private)
         elif combat:
             battle.roll(state, combat, dice)
             if combat["step"] == "done":
@@ -417,15 +445,51 @@ class PathsOfGlory(Ruleset[PogState]):
             turn.roll_offensives(state, dice)
         elif kind == "policy":  # 16.5.2
             peace.foreign_policy(state, state.active, state.action["track"], dice)
-            self._end_action(state)
+            self._after_activity(state)
         elif kind == "peace_roll":  # 16.5.3.2: rejected terms
             peace.answer_peace(state, False, dice)
-            self._end_action(state)
+            self._after_activity(state)
         else:  # economic: the Siege Phase (15.3)
             forts.resolve_sieges(state, state.active, dice, self._supplied(state))
-            self._end_action(state)
+            self._after_activity(state)
         turn.sync_control_vp(state)
         return state
+
+    def _draw_roll(self, state: PogState, dice, private) -> None:
+        """A draw (8.1.3, 8.1.6.2) or the new decks (16.1.3-16.1.4), drawn by their side's player."""
+        from . import draws, turn
+
+        owners = self._players(state.setup) if state.setup else {}
+        if state.action["kind"] == "reshuffle":
+            turn.shuffle_in_decks(state, private, owners, self._first())
+            return
+        draws.roll(state, dice, private, owners.get(state.active, state.active))
+        self._draw_settled(state)
+
+    def _within_draw_step(self, state: PogState, kind: str, order: Mapping) -> None:
+        """The draw step (8.1.6): draw, recycle, or pass; then keep one card looked at."""
+        from . import draws
+
+        if kind == "draw":
+            draws.ask(state, state.active)
+        elif kind == "recycle":
+            draws.recycle(state, state.active, order)
+        elif kind == "keep":
+            draws.keep(state, state.active)
+        else:  # pass: no draw
+            state.action = {"kind": "draw_done"}
+        self._draw_settled(state)
+
+    def _draw_settled(self, state: PogState) -> None:
+        if state.action.get("kind") == "draw_done":
+            self._end_action(state)
+
+    def _entitlement(self, state: PogState, kind: str, order: Mapping) -> str:
+        """What the activity about to open lets its side draw at its end (8.1.6.2, R101)."""
+        from . import draws
+
+        pass_draws = self.chosen(state.setup)["pass_draws"] if state.setup else "limited"
+        return draws.entitlement(kind, bool(order.get("card")), state.commitment[state.active], pass_draws)
 
     def _phase_order(self, state: PogState, kind: str, order: Mapping) -> None:
         """The Mandated Offensive Phase's roll (7.1.1, R81), or the answer to peace terms (16.5.3)."""
@@ -438,9 +502,9 @@ class PathsOfGlory(Ruleset[PogState]):
             state.action = {"kind": "offensive_roll", "guns_of_august": bool(order.get("guns_of_august"))}
         elif order["accept"]:
             peace.answer_peace(state, True, None)
-            self._end_action(state)
+            self._after_activity(state)
         else:
-            state.action = {"kind": "peace_roll"}
+            state.action["kind"] = "peace_roll"
 
     def _supplied(self, state: PogState):
         """May this unit move (or besiege in supply)? Asked unit by unit against the live position,
@@ -454,11 +518,20 @@ class PathsOfGlory(Ruleset[PogState]):
 
         return supplied
 
-    def _end_action(self, state: PogState) -> None:
-        """8.1.5-8.1.7 and 16.1.2, then 8.2.3: the next side acts, or the turn ends (turn.py)."""
+    def _after_activity(self, state: PogState) -> None:
+        """8.1.5 the supply step, then the draw step (8.1.6) or straight on (turn.py)."""
         from . import turn
 
-        turn.end_action(state, self.data("sequence.toml")["first"])
+        turn.after_activity(state, self._first())
+
+    def _end_action(self, state: PogState) -> None:
+        """8.1.7 and 16.1.2, then 8.2.3: the next side acts, or the turn ends (turn.py)."""
+        from . import turn
+
+        turn.end_action(state, self._first())
+
+    def _first(self) -> str:
+        return self.data("sequence.toml")["first"]
 
     def private_view(self, state: PogState, player: str) -> dict:
         """R92: the player's side, and the cards he was dealt or drew with his pile's order."""
@@ -469,9 +542,18 @@ class PathsOfGlory(Ruleset[PogState]):
         return hands.empty_view(side for side, owner in self._players(state.setup).items() if owner == player)
 
     def check_private(self, view: dict, player: str, order: Mapping) -> None:
-        from . import hands
+        from . import draws, hands
 
+        if order.get("kind") == "keep":
+            draws.check_keep(view, order)
         hands.check_private(view, order)
+
+    def apply_private(self, view: dict, player: str, order: Mapping) -> None:
+        """8.1.6: the card kept goes to his hand."""
+        from . import draws
+
+        if order.get("kind") == "keep":
+            draws.keep_private(view, order)
 
     def held(self, state: PogState, view: dict) -> list[str]:
         """R92: each side's cards of the view still in its hand."""
@@ -492,6 +574,8 @@ class PathsOfGlory(Ruleset[PogState]):
 
     def _kinds_now(self, state: PogState) -> tuple[str, ...]:
         """8.1.4: within a movement action its moves (and forts, 15.4) or pass; else a new action."""
+        from . import hands
+
         combat = state.action.get("combat")
         if combat:
             return {"cards": ("play_cards",), "losses": ("losses",), "retreat": ("retreat", "stand"),
@@ -506,7 +590,12 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("move", "build_fort", "entrench", "attack", "pass")
         if state.action.get("kind") == "sr":
             return ("redeploy", "activate", "pass")
-        return ("activate", "sr", "rp", "event", "economic", "political", "pass")
+        if state.action.get("kind") == "draw_step":
+            return ("draw", "recycle", "pass")
+        if state.action.get("kind") == "keep":
+            return ("keep",)
+        buy = ("draw",) if hands.dealt(state) and not state.action.get("bought") else ()  # 8.1.3
+        return ("activate", "sr", "rp", "event", "economic", "political", "pass", *buy)
 
     def picture(self, state: PogState, focus: str | None = None) -> str | None:
         from . import picture

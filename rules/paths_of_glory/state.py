@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pbem.ruleset import Setup
 
 SIDES = ("ap", "cp")
+COMMITMENT_LEVELS = ("mobilization", "limited", "total")  # 16.1
 FORT_STATES = ("intact", "besieged", "destroyed")
 
 
@@ -187,7 +188,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     {space, reduced, oos}} (with base "1914" these move or add units; `remove` lists units to take
     off), forts {space: state}, trenches {space: level}, war_status, commitment, tracks, mo, events,
     active, round, action, cards {zone: [card ids]}, hands {side: {hand, pile}} (hands dealt:
-    their cards are private, so a case knows only the sizes).
+    their cards are private, so a case knows only the sizes; the decks in the pile are those of
+    the side's commitment level unless `decks` says otherwise).
     """
     base = position.get("base", "1914")
     state = initial_position(variants)
@@ -230,7 +232,8 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.round = position.get("round", state.round)
     state.action = dict(position.get("action", {}))
     state.cards = _zones(position.get("cards", {}))
-    state.hands = {side: {"limit": 7, "optional": 0, **sizes} for side, sizes in position.get("hands", {}).items()}
+    state.hands = {side: {"limit": 7, "optional": 0, "decks": COMMITMENT_LEVELS.index(state.commitment[side]) + 1,
+                          **sizes} for side, sizes in position.get("hands", {}).items()}
     state.start = Start.of(state)
     return state
 

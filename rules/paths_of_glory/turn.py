@@ -1,9 +1,11 @@
 """The turn around the actions (base 6; 7.1, 8.1.5-8.1.7, 16.1.2): what happens at the end of each
 action and of each turn, and the game's result.
 
-An action ends with the supply step (8.1.5, 14.3.5) and the War Commitment Level step (16.1.2,
-8.1.7). After the last action of a turn come the War Status Phase (base 6 E: VP table, MO
-penalty, automatic victory, armistice, the last turn; victory.py) and the turn-end events of R76;
+An action's activity is followed by the supply step (8.1.5, 14.3.5), the draw step once hands are
+dealt (8.1.6, draws.py) and the War Commitment Level step (16.1.2, 8.1.7); a level that brings in
+new cards shuffles them in at the roll point of the entry that raised it (16.1.3-16.1.4, R99).
+After the last action of a turn come the War Status Phase (base 6 E: VP table, MO penalty,
+automatic victory, armistice, the last turn; victory.py) and the turn-end events of R76;
 the next turn's Mandated Offensive Phase (7.1.1) is rolled at the roll point of that same entry.
 The first turn's is rolled at the roll point of an `offensives` entry of the first player, since
 no earlier entry exists to carry it (R81).
@@ -14,7 +16,7 @@ their starting owner are counted again and the VP level moves by the difference.
 
 from __future__ import annotations
 
-from . import card_zones, events, offensives, supply, victory, war
+from . import card_zones, draws, events, hands, offensives, supply, victory, war
 from .state import RESULT, PogState, enemy, result
 
 
@@ -41,14 +43,35 @@ def sync_control_vp(state: PogState) -> None:
     war.update_boxes(state)
 
 
-def end_action(state: PogState, first: str) -> None:
-    """8.1.5-8.1.7, 16.1.2, base 5.4.1, then 8.2.3: the next side acts, or the turn ends."""
+def after_activity(state: PogState, first: str) -> None:
+    """8.1.5 the supply step, then 8.1.6 the draw step if the side has one to take."""
     supply.oos_step(state)
+    if not draws.open_step(state):
+        end_action(state, first)
+
+
+def end_action(state: PogState, first: str) -> None:
+    """8.1.7, 16.1.2: the War Commitment Level step; new decks wait for the roll point that
+    shuffles them in (16.1.3-16.1.4); then the action closes."""
     sync_control_vp(state)  # the action's changes of control count for 8.1.7 and the end checks
-    scenario = victory.scenario_kind(state)
-    war.end_of_action(state, state.active, scenario)
+    war.end_of_action(state, state.active, victory.scenario_kind(state))
+    if hands.decks_due(state):
+        state.action = {"kind": "reshuffle"}
+        return
+    close_action(state, first)
+
+
+def shuffle_in_decks(state: PogState, private, owners: dict[str, str], first: str) -> None:
+    """16.1.3-16.1.4 at the roll point: each new deck into its side's pile with the discards."""
+    for side in hands.decks_due(state):
+        draws.shuffle_in(state, side, private, owners.get(side, side))
+    close_action(state, first)
+
+
+def close_action(state: PogState, first: str) -> None:
+    """base 5.4.1, then 8.2.3: the next side acts, or the turn ends."""
     sync_control_vp(state)
-    _record(state, victory.end_after_action(state, scenario))
+    _record(state, victory.end_after_action(state, victory.scenario_kind(state)))
     state.action = {}
     if result(state) is not None:
         return  # base 5.4.1: the game ended with this action
