@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from pbem.errors import IllegalOrder
 
 from . import card_zones, cards, hands, war
-from .state import PogState
+from .state import PogState, next_step
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbem.dice import Dice
@@ -59,8 +59,7 @@ def open_step(state: PogState) -> bool:
     drawable = may in ("yes", "die") and _can_draw(state, side)
     if not (recycle or drawable):
         return False
-    state.action = {"kind": "draw_step", "draw": may, "drawable": drawable, "spaces": _spaces(action),
-                    "recycle": recycle}
+    next_step(state, kind="draw_step", draw=may, drawable=drawable, spaces=_spaces(action), recycle=recycle)
     return True
 
 
@@ -86,7 +85,7 @@ def ask(state: PogState, side: str) -> None:
         raise IllegalOrder("this action earns no draw: recycle a card or pass", rule=DRAW_RULE, field="kind")
     if not step["drawable"]:
         raise IllegalOrder(_no_draw_reason(state, side), rule=DRAW_RULE, field="kind")
-    state.action = {"kind": "draw_roll", "die": step["draw"] == "die", "spaces": step["spaces"], "then": "end"}
+    next_step(state, kind="draw_roll", die=step["draw"] == "die", spaces=step["spaces"], then="end")
 
 
 def can_buy(state: PogState, side: str) -> bool:
@@ -100,7 +99,7 @@ def buy(state: PogState, side: str) -> None:
     if not can_buy(state, side):
         raise IllegalOrder(_no_draw_reason(state, side), rule="8.1.3", field="kind")
     war.add_vp(state, -1 if side == "cp" else 1, "8.1.3", f"{side.upper()} pays 1 VP to draw")
-    state.action = {"kind": "draw_roll", "die": False, "spaces": 0, "then": "action"}
+    next_step(state, kind="draw_roll", die=False, spaces=0, then="action")
 
 
 def _no_draw_reason(state: PogState, side: str) -> str:
@@ -125,9 +124,9 @@ def recycle(state: PogState, side: str, order: Mapping) -> None:
     else:
         card_zones.put(state, place, card)
     if _can_draw(state, side):
-        state.action = {"kind": "draw_roll", "die": False, "spaces": 0, "then": "end"}
+        next_step(state, kind="draw_roll", die=False, spaces=0, then="end")
     else:
-        state.action = {"kind": "draw_done"}
+        next_step(state, kind="draw_done")
 
 
 def _recycled(state: PogState, side: str, order: Mapping) -> tuple[str, str]:
@@ -162,17 +161,20 @@ def roll(state: PogState, dice: Dice, private: PrivateDraws | None, player: str)
     if step["die"]:
         die = dice.roll(6, f"{side.upper()} draw: a die less {step['spaces']} spaces activated", DRAW_RULE)
         if die - step["spaces"] < 0:
-            state.action = {"kind": "draw_done", "missed": die}
+            next_step(state, kind="draw_done")
             return
     looked = draw(state, side, LOOK[state.commitment[side]], private, player)
     if looked > 1:
-        state.action = {"kind": "keep", "looking": looked, "then": step["then"]}
+        next_step(state, kind="keep", looking=looked, then=step["then"])
         return
     _after(state, step["then"])
 
 
 def _after(state: PogState, then: str) -> None:
-    state.action = {"kind": "draw_done"} if then == "end" else {"bought": True}
+    if then == "end":
+        next_step(state, kind="draw_done")
+    else:
+        next_step(state, bought=True)
 
 
 def draw(state: PogState, side: str, count: int, private: PrivateDraws | None, player: str) -> int:

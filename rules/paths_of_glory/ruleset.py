@@ -27,10 +27,11 @@ from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from . import state as positions
-from .state import PogState, enemy
+from .state import PogState, enemy, next_step
 
 # the action kinds waiting for a roll point
-DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll", "entrench_roll", "draw_roll", "reshuffle")
+DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll", "entrench_roll", "draw_roll", "reshuffle",
+              "extra_roll", "last_roll", "initiative_roll")
 MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")  # options that shape the map
 
 
@@ -122,7 +123,9 @@ class PathsOfGlory(Ruleset[PogState]):
             return side_of(combat, combat["deciding"])
         if state.action.get("kind") == "peace_offer":
             return enemy(state.active)  # 16.5.3: the other side answers
-        return state.active
+        from . import additional
+
+        return additional.deciding(state) or state.active
 
     def _prompt(self, state: PogState) -> str:
         side = "Allied Powers" if state.active == "ap" else "Central Powers"
@@ -151,6 +154,12 @@ class PathsOfGlory(Ruleset[PogState]):
                     f"{state.action['points']} SR points left, or pass")
         if state.action.get("kind") in ("draw_step", "keep"):
             return self._draw_prompt(state, side)
+        if state.action.get("kind") == "initiative":
+            return (f"Allied Powers, turn {state.turn}: discard a card to roll for acting first in every round "
+                    "(initiative card=...; 1-2 wins), or pass")
+        if state.action.get("kind") == "last_extra":
+            return (f"{side}: the turn's last action is taken; discard a card to roll for one more action "
+                    "(extra card=...; 1-2 wins), or pass")
         from . import draws
 
         buy = " (draw first for 1 VP)" if draws.can_buy(state, state.active) else ""
@@ -188,11 +197,13 @@ class PathsOfGlory(Ruleset[PogState]):
             self._within_sr(state, kind, order)
         elif state.action.get("kind") in ("draw_step", "keep"):
             self._within_draw_step(state, kind, order)
+        elif state.action.get("kind") in ("initiative", "last_extra"):
+            self._offer_answered(state, kind, order)
         elif kind == "pass":
             if in_movement:
                 self._end_movement(state)
             elif not state.action.get("kind"):  # a pass action (8.1.4)
-                state.action = {"draw": self._entitlement(state, kind, order)}
+                next_step(state, draw=self._entitlement(state, kind, order))
             if state.action.get("entrench"):  # base 11.2.2: rolled after all movement (R83)
                 state.action["kind"] = "entrench_roll"
             else:
@@ -296,8 +307,8 @@ class PathsOfGlory(Ruleset[PogState]):
         operations.pay(state, state.active, order.get("card"), sorted(activation.move), sorted(activation.attack),
                        sr_points=min(sr.SR_TO_OPS, state.action["points"]))
         activation.moved.update(redeployed)  # 9.3.3: no farther move
-        state.action = {"kind": "movement", "activation": activation.dump(), "sr_units": list(redeployed),
-                        "draw": state.action["draw"]}
+        next_step(state, kind="movement", activation=activation.dump(), sr_units=list(redeployed),
+                  draw=state.action["draw"])
 
     def _within_movement(self, state: PogState, kind: str, order: Mapping) -> None:
         """A move (11) or a fort built before any move (15.4) inside the open movement action."""
@@ -330,7 +341,12 @@ class PathsOfGlory(Ruleset[PogState]):
         if kind == "draw":  # 8.1.3: bought before the activity
             draws.buy(state, state.active)
             return
-        state.action = {"draw": self._entitlement(state, kind, order)}
+        if kind == "extra":  # 8.2.2: a card discarded before the activity
+            from . import additional
+
+            additional.try_extra(state, state.active, order)
+            return
+        next_step(state, draw=self._entitlement(state, kind, order))
         if kind == "activate":
             spaces, attack = order.get("spaces") or [], order.get("attack") or []
             if not spaces and not attack:
@@ -429,6 +445,8 @@ class PathsOfGlory(Ruleset[PogState]):
             entrench.roll(state, dice, state.action, reminder)
         if kind == "entrench_roll":
             self._after_activity(state)
+        elif kind in ("extra_roll", "last_roll", "initiative_roll"):
+            self._additional_roll(state, kind, dice)
         elif kind in ("draw_roll", "reshuffle"):
             self._draw_roll(state, dice, private)
         elif combat:
@@ -466,6 +484,17 @@ class PathsOfGlory(Ruleset[PogState]):
         draws.roll(state, dice, private, owners.get(state.active, state.active))
         self._draw_settled(state)
 
+    def _additional_roll(self, state: PogState, kind: str, dice) -> None:
+        """The die of 8.2.2.1, 8.2.4.1 or 8.2.1.1."""
+        from . import additional, turn
+
+        if kind == "extra_roll":
+            turn.roll_extra(state, dice, self._first())
+        elif kind == "last_roll":
+            turn.roll_last(state, dice, self._first())
+        else:
+            additional.roll_initiative(state, dice, self._first())
+
     def _within_draw_step(self, state: PogState, kind: str, order: Mapping) -> None:
         """The draw step (8.1.6): draw, recycle, or pass; then keep one card looked at."""
         from . import draws
@@ -477,8 +506,22 @@ class PathsOfGlory(Ruleset[PogState]):
         elif kind == "keep":
             draws.keep(state, state.active)
         else:  # pass: no draw
-            state.action = {"kind": "draw_done"}
+            next_step(state, kind="draw_done")
         self._draw_settled(state)
+
+    def _offer_answered(self, state: PogState, kind: str, order: Mapping) -> None:
+        """8.2.1: the Allies' card for acting first, or 8.2.4: the first side's for an extra action;
+        or `pass`."""
+        from . import additional, turn
+
+        if kind == "initiative":
+            additional.try_initiative(state, order)
+        elif kind == "extra":
+            additional.try_extra(state, state.active, order)
+        elif state.action["kind"] == "initiative":
+            state.action = {}
+        else:
+            turn.pass_last(state, self._first())
 
     def _draw_settled(self, state: PogState) -> None:
         if state.action.get("kind") == "draw_done":
@@ -488,6 +531,8 @@ class PathsOfGlory(Ruleset[PogState]):
         """What the activity about to open lets its side draw at its end (8.1.6.2, R101)."""
         from . import draws
 
+        if state.action.get("additional"):
+            return "no"  # 8.2.2.1
         pass_draws = self.chosen(state.setup)["pass_draws"] if state.setup else "limited"
         return draws.entitlement(kind, bool(order.get("card")), state.commitment[state.active], pass_draws)
 
@@ -594,8 +639,14 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("draw", "recycle", "pass")
         if state.action.get("kind") == "keep":
             return ("keep",)
-        buy = ("draw",) if hands.dealt(state) and not state.action.get("bought") else ()  # 8.1.3
-        return ("activate", "sr", "rp", "event", "economic", "political", "pass", *buy)
+        if state.action.get("kind") == "initiative":
+            return ("initiative", "pass")
+        if state.action.get("kind") == "last_extra":
+            return ("extra", "pass")
+        dealt = hands.dealt(state)
+        buy = ("draw",) if dealt and not state.action.get("bought") else ()  # 8.1.3
+        extra = ("extra",) if dealt else ()  # 8.2.2
+        return ("activate", "sr", "rp", "event", "economic", "political", "pass", *buy, *extra)
 
     def picture(self, state: PogState, focus: str | None = None) -> str | None:
         from . import picture

@@ -40,6 +40,18 @@ def result(state: PogState) -> str | None:
     return next((event[len(RESULT):] for event in sorted(state.events) if event.startswith(RESULT)), None)
 
 
+# What an action remembers from its start to its end, whatever its steps (8.1.3, 8.2): a draw
+# bought, a card discarded for an additional action, whether it is an additional action, and
+# whether it is the extra action that closes the turn (8.2.4).
+ACTION_MARKS = ("bought", "extra", "additional", "closing")
+
+
+def next_step(state: PogState, **fields) -> None:
+    """The open action moves on to its next step: `fields` replace the last step's, the marks of its
+    start stay."""
+    state.action = {**{key: state.action[key] for key in ACTION_MARKS if key in state.action}, **fields}
+
+
 def enemy(side: str) -> str:
     return "cp" if side == "ap" else "ap"
 

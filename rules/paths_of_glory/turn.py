@@ -16,8 +16,8 @@ their starting owner are counted again and the VP level moves by the difference.
 
 from __future__ import annotations
 
-from . import card_zones, draws, events, hands, offensives, supply, victory, war
-from .state import RESULT, PogState, enemy, result
+from . import additional, card_zones, draws, events, hands, offensives, supply, victory, war
+from .state import RESULT, PogState, enemy, next_step, result
 
 
 def _record(state: PogState, happened: list[dict]) -> None:
@@ -43,51 +43,95 @@ def sync_control_vp(state: PogState) -> None:
     war.update_boxes(state)
 
 
-def after_activity(state: PogState, first: str) -> None:
+def after_activity(state: PogState, default_first: str) -> None:
     """8.1.5 the supply step, then 8.1.6 the draw step if the side has one to take."""
     supply.oos_step(state)
     if not draws.open_step(state):
-        end_action(state, first)
+        end_action(state, default_first)
 
 
-def end_action(state: PogState, first: str) -> None:
+def end_action(state: PogState, default_first: str) -> None:
     """8.1.7, 16.1.2: the War Commitment Level step; new decks wait for the roll point that
     shuffles them in (16.1.3-16.1.4); then the action closes."""
     sync_control_vp(state)  # the action's changes of control count for 8.1.7 and the end checks
     war.end_of_action(state, state.active, victory.scenario_kind(state))
     if hands.decks_due(state):
-        state.action = {"kind": "reshuffle"}
+        next_step(state, kind="reshuffle")
         return
-    close_action(state, first)
+    close_action(state, default_first)
 
 
-def shuffle_in_decks(state: PogState, private, owners: dict[str, str], first: str) -> None:
+def shuffle_in_decks(state: PogState, private, owners: dict[str, str], default_first: str) -> None:
     """16.1.3-16.1.4 at the roll point: each new deck into its side's pile with the discards."""
     for side in hands.decks_due(state):
         draws.shuffle_in(state, side, private, owners.get(side, side))
-    close_action(state, first)
+    close_action(state, default_first)
 
 
-def close_action(state: PogState, first: str) -> None:
-    """base 5.4.1, then 8.2.3: the next side acts, or the turn ends."""
+def close_action(state: PogState, default_first: str) -> None:
+    """base 5.4.1; the die for an additional action (8.2.2.1), at the roll point of this entry;
+    then 8.2.3."""
     sync_control_vp(state)
     _record(state, victory.end_after_action(state, victory.scenario_kind(state)))
+    closing = {"closing": True} if state.action.get("closing") else {}
+    extra = state.action.get("extra")
     state.action = {}
     if result(state) is not None:
         return  # base 5.4.1: the game ended with this action
-    if state.active == first:
-        state.active = enemy(first)
+    if extra:
+        state.action = {"kind": "extra_roll", **closing}
         return
-    state.active = first
+    next_action(state, default_first, bool(closing))
+
+
+def roll_extra(state: PogState, dice, default_first: str) -> None:
+    """8.2.2.1: on 1-2 the side takes an additional action in the round."""
+    closing = {"closing": True} if state.action.get("closing") else {}
+    state.action = {}
+    if additional.roll_extra(state, dice):
+        state.action = {"additional": True, **closing}
+        return
+    next_action(state, default_first, bool(closing))
+
+
+def roll_last(state: PogState, dice, default_first: str) -> None:
+    """8.2.4.1: on 1-2 the first side takes one more, regular action; then the turn ends."""
+    state.action = {}
+    if additional.roll_last(state, dice):
+        state.action = {"closing": True}
+        return
+    _end_round(state, default_first)
+
+
+def next_action(state: PogState, default_first: str, closing: bool = False) -> None:
+    """8.2.3: the other side acts, or the round ends (after the last one, with the first side's
+    chance of 8.2.4), or, after the extra action of 8.2.4, the turn."""
+    first = additional.first_side(state, default_first)
+    if closing:
+        _end_round(state, default_first)
+    elif state.active == first:
+        state.active = enemy(first)
+    elif state.round < war.rounds_per_turn(state) or not additional.offer_last(state, first):
+        _end_round(state, default_first)
+
+
+def pass_last(state: PogState, default_first: str) -> None:
+    """8.2.4: the first side declines the extra action."""
+    state.action = {}
+    _end_round(state, default_first)
+
+
+def _end_round(state: PogState, default_first: str) -> None:
+    state.active = additional.first_side(state, default_first)
     state.round += 1
     state.retreated = set()  # base 12.1.2, 12.5.6 count retreats within a round
     card_zones.end_round(state)
     events.expire(state, "round")
     if state.round > war.rounds_per_turn(state):  # R41
-        _end_turn(state)
+        _end_turn(state, default_first)
 
 
-def _end_turn(state: PogState) -> None:
+def _end_turn(state: PogState, default_first: str) -> None:
     """base 6 E, R76, R78; then the next turn opens with its Mandated Offensive Phase (7.1.1)."""
     from . import replacements
 
@@ -98,6 +142,8 @@ def _end_turn(state: PogState) -> None:
     replacements.turn_end(state)
     card_zones.end_turn(state)
     events.expire(state, "turn")
+    state.events.discard(additional.ALLIES_FIRST)
+    state.active = default_first
     state.round = 1
     state.turn += 1
     state.combats = []  # the record kept is the turn's
@@ -107,6 +153,8 @@ def _end_turn(state: PogState) -> None:
 
 
 def roll_offensives(state: PogState, dice) -> None:
-    """7.1.1: both sides' MO, at the roll point of the entry that opened the turn's phase."""
+    """7.1.1: both sides' MO, at the roll point of the entry that opened the turn's phase; then the
+    Allies' chance to act first (8.2.1)."""
     offensives.roll_offensives(state, dice)
     state.action = {}
+    additional.offer_initiative(state)
