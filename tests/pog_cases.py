@@ -72,7 +72,8 @@ def _card_step(state: PogState) -> bool:
     return bool(combat) and combat["step"] == "cards"
 
 
-STEPS = ("offensives", "peace_offer", "draw_step", "keep", "initiative", "last_extra")  # the decisions `next` names by their kind
+# the decisions `next` names by their kind
+STEPS = ("offensives", "peace_offer", "draw_step", "keep", "initiative", "last_extra", "mandated_economic")
 
 
 def combat_record(state: PogState) -> dict:

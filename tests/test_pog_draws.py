@@ -133,3 +133,22 @@ def test_the_discards_back_in_the_pile_leave_the_view():
     assert state.hands["cp"] == {"hand": 7, "pile": 1, "limit": 7, "optional": 0, "decks": 1}
     assert "cp01" in hands.unseen(state, "cp")
     assert len(draws.pile_of(state, "cp", mine, [])) == state.hands["cp"]["pile"]
+
+
+def test_a_card_of_the_pile_cannot_be_recycled(pog):
+    """R92: a card the Central Powers could hold but bob does not (it is in his pile) is refused by
+    his own client before signing; the public check alone would let it through."""
+    held = hand(pog, "bob")
+    unheld = next(card for card in cards.deck("cp", "mobilization") if card not in held)
+    line = pog.refuse("bob", "rp rp=ge", f"recycle card={unheld}")
+    assert line.endswith(f"field 'orders[2].card', rule R92: you do not hold {cards.label(unheld)}\n"), line
+
+
+@pytest.mark.parametrize("kind", ["recycle", "extra", "initiative"])
+def test_every_card_given_up_from_the_hand_is_checked_against_the_view(kind):
+    """The audit and the player's own client check each card an order takes from the hand."""
+    view = {"sides": {"cp": {"hand": ["cp03"]}, "ap": {"hand": ["ap03"]}}}
+    card = "cp05" if kind != "initiative" else "ap05"
+    with pytest.raises(IllegalOrder) as refused:
+        RULESET.check_private(view, "bob", {"kind": kind, "card": card})
+    assert refused.value.rule == "R92" and refused.value.field == "card"

@@ -107,9 +107,10 @@ def end_round(state: PogState) -> None:
     state.cards.pop("round_used", None)
 
 
-def end_turn(state: PogState) -> None:
-    """9.5.4.5: the cards kept in front are discarded at the end of the turn."""
-    for side in ("ap", "cp"):
+def end_turn(state: PogState, discard_front: bool = True) -> None:
+    """9.5.4.5: the cards kept in front are discarded at the end of the turn (if the sequence keeps
+    that step: sequence.toml [end_of_turn] front_discard, R103)."""
+    for side in ("ap", "cp") if discard_front else ():
         for card in list(zone(state, f"{side}_front")):
             put(state, f"{side}_discard", card)
     state.cards.pop("turn_used", None)

@@ -113,11 +113,12 @@ def recycle(state: PogState, side: str, order: Mapping) -> None:
     """8.1.6.1: one card from the hand (`card`) or kept in front (`front`) to the discard pile, or
     removed from the game (`remove=true`) if unique or expiring; then a draw, with no die."""
     if not state.action["recycle"]:
-        raise IllegalOrder("no card is recycled after a mandated action", rule=RECYCLE_RULE, field="kind")
+        raise IllegalOrder("you have no card in your hand or in front of you to recycle", rule=RECYCLE_RULE,
+                           field="kind")
     card, field = _recycled(state, side, order)
     place = f"{side}_discard"
     if order.get("remove"):
-        _check_removable(card)
+        _check_removable(card, field)
         place = "removed"
     if field == "card":
         hands.play_to_discard(state, side, card, place)
@@ -134,6 +135,8 @@ def _recycled(state: PogState, side: str, order: Mapping) -> tuple[str, str]:
         raise IllegalOrder("recycle one card: card=... from your hand or front=... kept in front",
                            rule=RECYCLE_RULE, field="card")
     if order.get("card"):
+        if not state.hands[side]["hand"]:
+            raise IllegalOrder("your hand is empty", rule=RECYCLE_RULE, field="card")
         return hands.card_from_hand(state, side, str(order["card"]), RECYCLE_RULE), "card"
     card = cards.card_id(str(order["front"]))
     if card is None or card not in card_zones.zone(state, f"{side}_front"):
@@ -142,8 +145,12 @@ def _recycled(state: PogState, side: str, order: Mapping) -> tuple[str, str]:
     return card, "front"
 
 
-def _check_removable(card: str) -> None:
+def _check_removable(card: str, field: str) -> None:
+    """Only a starred or expiring card recycled from the hand leaves the game (8.1.6.1)."""
     facts = cards.catalogue()[card]
+    if field != "card":
+        raise IllegalOrder("only a card recycled from the hand is removed from the game", rule=RECYCLE_RULE,
+                           field="remove")
     if card in UNREMOVABLE:
         raise IllegalOrder(f"{cards.label(card)} is discarded, never removed, when recycled", rule=RECYCLE_RULE,
                            field="remove")
@@ -185,6 +192,8 @@ def draw(state: PogState, side: str, count: int, private: PrivateDraws | None, p
     view = private.view(player) if private else None
     mine = view.get("sides", {}).get(side) if dice is not None and view is not None else None
     counts, taken = state.hands[side], list[str]()
+    if counts["pile"] == 0:  # emptied by an earlier draw while the discards were empty
+        reshuffle(state, side, mine)
     while len(taken) < count and counts["pile"] > 0:
         if mine is not None and dice is not None:
             pile = pile_of(state, side, mine, taken)

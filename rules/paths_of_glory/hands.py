@@ -120,7 +120,7 @@ def leave_hand(state: PogState, side: str, count: int) -> None:
 
 def played_from_hand(order: Mapping) -> list[tuple[str, str]]:
     """(field, card id) of each card an order plays from its player's hand."""
-    if order.get("kind") in ("activate", "sr", "rp", "event") and order.get("card"):
+    if order.get("kind") in ("activate", "sr", "rp", "event", "recycle", "extra", "initiative") and order.get("card"):
         card = cards.card_id(str(order["card"]))
         return [("card", card)] if card else []
     if order.get("kind") not in ("attack", "play_cards"):

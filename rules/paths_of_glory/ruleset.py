@@ -160,6 +160,9 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "last_extra":
             return (f"{side}: the turn's last action is taken; discard a card to roll for one more action "
                     "(extra card=...; 1-2 wins), or pass")
+        if state.action.get("kind") == "mandated_economic":
+            return (f"{side}, end of turn {state.turn}: the Mandated Economic Action: economic [replace=...] (RPs not "
+                    "spent are lost, 17.1.2; then your sieges are rolled)")
         from . import draws
 
         buy = " (draw first for 1 VP)" if draws.can_buy(state, state.active) else ""
@@ -199,6 +202,8 @@ class PathsOfGlory(Ruleset[PogState]):
             self._within_draw_step(state, kind, order)
         elif state.action.get("kind") in ("initiative", "last_extra"):
             self._offer_answered(state, kind, order)
+        elif state.action.get("kind") == "mandated_economic":
+            self._economic(state, order)
         elif kind == "pass":
             if in_movement:
                 self._end_movement(state)
@@ -291,6 +296,8 @@ class PathsOfGlory(Ruleset[PogState]):
             return
         if state.action.get("card") and not state.action["redeployed"]:
             raise IllegalOrder("a card played as SR redeploys at least one unit", rule="9.3.3", field="kind")
+        if not state.action["redeployed"]:  # the automatic SR 1 unused is a pass action, and draws as one (R99)
+            state.action["draw"] = self._entitlement(state, "pass", {})
         self._after_activity(state)
 
     def _operations_after_sr(self, state: PogState, order: Mapping) -> None:
@@ -378,15 +385,18 @@ class PathsOfGlory(Ruleset[PogState]):
             self._political(state, order)
 
     def _economic(self, state: PogState, order: Mapping) -> None:
-        """A voluntary Economic Action: foreign aid (16.5.1), the Replacement Phase (17.1), then the
-        Siege Phase (15.3), rolled at this entry's roll point (R82)."""
+        """An Economic Action: foreign aid (16.5.1, voluntary only), the Replacement Phase (17.1;
+        in a mandated one the RPs left are lost), then the Siege Phase (15.3), rolled at this
+        entry's roll point (R82, R103)."""
         from . import peace, replacements
 
+        mandated = bool(state.action.get("mandated"))
         if order.get("aid"):
             giver, _, receiver = str(order["aid"]).partition(":")
-            peace.foreign_aid(state, state.active, giver, receiver, mandated=False)
-        if order.get("replace"):
-            replacements.spend_rps(state, state.active, [_spend(text) for text in order["replace"]], mandated=False)
+            peace.foreign_aid(state, state.active, giver, receiver, mandated=mandated)
+        if order.get("replace") or mandated:
+            replacements.spend_rps(state, state.active, [_spend(text) for text in order.get("replace") or []],
+                                   mandated=mandated)
         state.action["kind"] = "economic"
 
     def _political(self, state: PogState, order: Mapping) -> None:
@@ -643,6 +653,8 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("initiative", "pass")
         if state.action.get("kind") == "last_extra":
             return ("extra", "pass")
+        if state.action.get("kind") == "mandated_economic":
+            return ("economic",)
         dealt = hands.dealt(state)
         buy = ("draw",) if dealt and not state.action.get("bought") else ()  # 8.1.3
         extra = ("extra",) if dealt else ()  # 8.2.2

@@ -40,10 +40,10 @@ def result(state: PogState) -> str | None:
     return next((event[len(RESULT):] for event in sorted(state.events) if event.startswith(RESULT)), None)
 
 
-# What an action remembers from its start to its end, whatever its steps (8.1.3, 8.2): a draw
-# bought, a card discarded for an additional action, whether it is an additional action, and
-# whether it is the extra action that closes the turn (8.2.4).
-ACTION_MARKS = ("bought", "extra", "additional", "closing")
+# What an action remembers from its start to its end, whatever its steps (8.1.3, 8.2, R103): a draw
+# bought, a card discarded for an additional action, whether it is an additional action, whether
+# it is the extra action that closes the turn (8.2.4), whether it is a mandated one.
+ACTION_MARKS = ("bought", "extra", "additional", "closing", "mandated")
 
 
 def next_step(state: PogState, **fields) -> None:

@@ -16,7 +16,7 @@ their starting owner are counted again and the VP level moves by the difference.
 
 from __future__ import annotations
 
-from . import additional, card_zones, draws, events, hands, offensives, supply, victory, war
+from . import additional, card_zones, draws, events, hands, mandated, offensives, supply, victory, war
 from .state import RESULT, PogState, enemy, next_step, result
 
 
@@ -74,14 +74,16 @@ def close_action(state: PogState, default_first: str) -> None:
     sync_control_vp(state)
     _record(state, victory.end_after_action(state, victory.scenario_kind(state)))
     closing = {"closing": True} if state.action.get("closing") else {}
-    extra = state.action.get("extra")
+    extra, mandated = state.action.get("extra"), state.action.get("mandated")
     state.action = {}
     if result(state) is not None:
         return  # base 5.4.1: the game ended with this action
-    if extra:
+    if mandated:
+        _mandated_actions(state, default_first, done=state.active)
+    elif extra:
         state.action = {"kind": "extra_roll", **closing}
-        return
-    next_action(state, default_first, bool(closing))
+    else:
+        next_action(state, default_first, bool(closing))
 
 
 def roll_extra(state: PogState, dice, default_first: str) -> None:
@@ -128,7 +130,22 @@ def _end_round(state: PogState, default_first: str) -> None:
     card_zones.end_round(state)
     events.expire(state, "round")
     if state.round > war.rounds_per_turn(state):  # R41
-        _end_turn(state, default_first)
+        state.round = war.rounds_per_turn(state)  # the turn's end belongs to its last round
+        mandated.political(state)
+        _mandated_actions(state, default_first, done=None)
+
+
+def _mandated_actions(state: PogState, default_first: str, done: str | None) -> None:
+    """R103: after the last round each side, the first side first, takes its Mandated Economic
+    Action when it has RPs to spend or forts to roll for; then the War Status Phase."""
+    first = additional.first_side(state, default_first)
+    sides = [first, enemy(first)]
+    for side in sides[sides.index(done) + 1:] if done else sides:
+        if mandated.economic_due(state, side):
+            state.active = side
+            mandated.open_economic(state, side)
+            return
+    _end_turn(state, default_first)
 
 
 def _end_turn(state: PogState, default_first: str) -> None:
@@ -140,7 +157,7 @@ def _end_turn(state: PogState, default_first: str) -> None:
     if result(state) is not None:
         return  # base 6 H: the turn marker stays where the war ended
     replacements.turn_end(state)
-    card_zones.end_turn(state)
+    card_zones.end_turn(state, mandated.front_discard())
     events.expire(state, "turn")
     state.events.discard(additional.ALLIES_FIRST)
     state.active = default_first
