@@ -487,6 +487,12 @@ class Ruleset(Generic[S]):
         step = self.pending(state)
         return list(self.order_kinds.values()) if isinstance(step, Decision) and player in step.players else []
 
+    def suggest(self, state: S, player: str, view: dict | None = None) -> list[dict]:
+        """Whole orders `player` may give now, each one that this state accepts (`pbem move --edit`
+        lists them; machine play picks among them). `view` is his private view where known. Pure.
+        Default: none (the kinds of `legal` are all a template can offer)."""
+        return []
+
     def summary(self, order: Mapping) -> str:
         """The order in the text form `pbem move` reads (its inverse: pbem/orders.py)."""
         from . import orders

@@ -122,7 +122,7 @@ def advance_steps(state: PogState, combat: dict, dice=None) -> list[dict]:
     while True:
         if combat.get("losses_due"):
             role = combat["losses_due"][0]
-            answers = _legal(state, combat, role)
+            answers = legal_losses(state, combat, role)
             if len(answers) > 1:
                 return _ask(combat, "losses", role, events)
             events += take_losses(state, combat, role, answers[0])
@@ -161,7 +161,7 @@ def _oos(combat: dict, role: str) -> list[str]:
     return combat.get("losses_first", {}).get(role, [])
 
 
-def _legal(state: PogState, combat: dict, role: str) -> list[losses.Outcome]:
+def legal_losses(state: PogState, combat: dict, role: str) -> list[losses.Outcome]:
     number = combat[f"{fire.enemy_role(role)}_fire"]["loss_number"]
     answers = losses.legal(state, _units(state, combat, role), number, role, _oos(combat, role))
     if role == "defender" and combat_cards.has(combat, "withdrawal", "defender"):
@@ -190,7 +190,7 @@ def check_losses(state: PogState, combat: dict, steps: list) -> losses.Outcome:
     role = combat["deciding"]
     number = combat[f"{fire.enemy_role(role)}_fire"]["loss_number"]
     outcome = losses.check(state, _units(state, combat, role), number, role, steps, _oos(combat, role))
-    if outcome.key() not in {answer.key() for answer in _legal(state, combat, role)}:
+    if outcome.key() not in {answer.key() for answer in legal_losses(state, combat, role)}:
         raise IllegalOrder("with Withdrawal the losses are taken from corps where the loss number allows",
                            rule="base 12.6.9", field="steps")
     return outcome

@@ -213,9 +213,10 @@ def draw(state: PogState, side: str, count: int, private: PrivateDraws | None, p
 
 
 def pile_of(state: PogState, side: str, mine: Mapping, taken: list[str]) -> list[str]:
-    """The side's draw pile as its player's view tells it: what the side could hold, less his hand,
-    the cards he is looking at and those just taken; by number."""
-    out = set(hands.holding(state, mine)) | set(mine.get("looking", [])) | set(taken)
+    """The side's draw pile as its player's view tells it: what the side could hold, less the cards
+    of his hand (a combat card in play among them), those he is looking at and those just taken;
+    by number."""
+    out = set(mine["hand"]) | set(mine.get("looking", [])) | set(taken)
     order = list(cards.catalogue())
     return sorted(hands.unseen(state, side) - out, key=order.index)
 

@@ -311,6 +311,23 @@ def judge_action(state: PogState, side: str, pending: Mapping) -> list[dict]:
     return progress.events
 
 
+def check_can_end(state: PogState, side: str, activation: Activation, pending: Mapping) -> None:
+    """R39: a move must leave the action able to end. A space over the stacking limit must keep
+    enough units that may still move out of it; once no unit may move, the end-of-movement tests
+    are made at once, since the `pass` that makes them could not be passed later."""
+    movable = {unit for unit in activation.units - activation.moved
+               if unit in state.units and state.units[unit].space in activation.move}
+    for space in pending.get("touched", []):
+        units = state.units_in(space)
+        staying = [unit for unit in units if unit not in movable]
+        if len(staying) > STACKING_LIMIT:
+            raise IllegalOrder(f"{state.map.name_of(space)} would hold {len(units)} units, and only "
+                               f"{len(units) - len(staying)} of them may still move out; the limit is "
+                               f"{STACKING_LIMIT}", rule="base 10.1.2", field="path")
+    if not movable:
+        judge_action(state, side, pending)
+
+
 def _remember(pending: dict, progress: _Progress) -> None:
     """What the end of the action must judge, as JSON in the action's record (part of the state)."""
     pending.setdefault("forts_at_start", dict(sorted(progress.forts_at_start.items())))

@@ -330,6 +330,7 @@ class PathsOfGlory(Ruleset[PogState]):
         if kind == "move":
             movement.move(state, side, {"units": order["units"], "path": order["path"]}, self._supplied(state),
                           activation, state.action.setdefault("pending", {}), italy_19_2=self._italy_19_2(state))
+            movement.check_can_end(state, side, activation, state.action["pending"])
         elif kind == "entrench":
             from . import entrench
 
@@ -626,6 +627,28 @@ class PathsOfGlory(Ruleset[PogState]):
         if not isinstance(step, Decision) or player not in step.players:
             return []
         return [self.order_kinds[kind] for kind in self._kinds_now(state)]
+
+    def suggest(self, state: PogState, player: str, view: dict | None = None) -> list[dict]:
+        """The candidates of suggest.py that this state accepts, tried each on a copy (and against
+        the player's view, as his client would)."""
+        from . import suggest
+
+        step = self.pending(state)
+        if not isinstance(step, Decision) or player not in step.players:
+            return []
+        side = self._deciding_side(state)
+        mine = (view or {}).get("sides", {}).get(side)
+        return [order for order in suggest.candidates(state, side, mine) if self._stands(state, player, order, view)]
+
+    def _stands(self, state: PogState, player: str, order: dict, view: dict | None) -> bool:
+        try:
+            if view is not None:
+                self.check_private(view, player, order)
+            public = {key: value for key, value in order.items() if key != "card" or order["kind"] != "keep"}
+            self.apply(positions.copy(state), player, public)
+        except IllegalOrder:
+            return False
+        return True
 
     def _kinds_now(self, state: PogState) -> tuple[str, ...]:
         """8.1.4: within a movement action its moves (and forts, 15.4) or pass; else a new action."""

@@ -1,0 +1,147 @@
+"""Concrete orders worth trying at the open decision (the ruleset contract's `suggest`).
+
+For `pbem move --edit` and for machine play: each decision gets a list of whole orders built from
+the position and the player's own hand: every pass and answer, each card he holds in each use,
+the automatic OPS, SR and RP 1, a move of each stack to each neighbour, an attack on each enemy
+next to an attack space, the legal losses, retreats and advances of a combat. A candidate may
+still be refused (a move into a space it may not enter): the caller tries it on a copy of the
+state (Ruleset.legal_orders), which is the only judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from . import cards, hands, movement, peace, replacements
+from .state import PogState
+
+MAX_SPACES = 12  # the automatic OPS 1 is suggested for at most this many spaces, spread over the map
+
+
+def candidates(state: PogState, side: str, mine: Mapping | None) -> list[dict]:
+    """The orders to try for `side` now; `mine` is the side's part of the player's view (or None)."""
+    held = hands.holding(state, mine) if mine else []
+    combat = state.action.get("combat")
+    if combat:
+        return _combat(state, combat, held)
+    kind = state.action.get("kind")
+    by_step: dict[str, Callable[[], list[dict]]] = {
+        "offensives": lambda: [{"kind": "offensives"}, {"kind": "offensives", "guns_of_august": True}],
+        "peace_offer": lambda: [{"kind": "answer_peace", "accept": False}, {"kind": "answer_peace", "accept": True}],
+        "draw_step": lambda: _draw_step(state, side, held),
+        "keep": lambda: [{"kind": "keep", "card": card} for card in (mine or {}).get("looking", [])],
+        "initiative": lambda: [{"kind": "pass"}, *({"kind": "initiative", "card": c} for c in held)],
+        "last_extra": lambda: [{"kind": "pass"}, *({"kind": "extra", "card": c} for c in held)],
+        "mandated_economic": lambda: [{"kind": "economic"}],
+        "movement": lambda: _movement(state, side),
+        "sr": lambda: _sr(state, side),
+    }
+    return by_step[kind]() if kind in by_step else _new_action(state, side, held)
+
+
+def _draw_step(state: PogState, side: str, held: list[str]) -> list[dict]:
+    front = state.cards.get(f"{side}_front", [])
+    return [{"kind": "pass"}, {"kind": "draw"}, *({"kind": "recycle", "card": c} for c in held),
+            *({"kind": "recycle", "front": c} for c in front)]
+
+
+def _new_action(state: PogState, side: str, held: list[str]) -> list[dict]:
+    orders: list[dict] = [{"kind": "pass"}, {"kind": "political"}, {"kind": "economic"}, {"kind": "sr"},
+                          {"kind": "draw"}]
+    orders += [{"kind": "political", "policy": track} for track in peace.POLITICAL_TRACKS]
+    orders += [{"kind": "rp", "rp": rp} for rp in replacements.rp_types(side)]
+    own = _own_spaces(state, side)
+    orders += [{"kind": "activate", "spaces": [space]} for space in own[:: max(1, len(own) // MAX_SPACES)]]
+    orders += [{"kind": "activate", "spaces": [], "attack": [space]} for space in _fronts(state, side)]
+    for card in held:
+        orders += [{"kind": kind, "card": card} for kind in ("rp", "event", "sr", "extra")]
+        orders += [{"kind": "event", "card": card, "place": place} for place in _placements(state, card)]
+        ops = cards.catalogue()[card]["ops"]
+        orders += [{"kind": "activate", "card": card, "spaces": own[start:start + ops]}
+                   for start in range(0, len(own), max(ops, 1))]
+        orders += [{"kind": "activate", "card": card, "spaces": [], "attack": _fronts(state, side)[:ops]}]
+    return orders
+
+
+def _placements(state: PogState, card: str) -> list[list[str]]:
+    """A reinforcement card's armies each placed in the first space 9.5.3.3 allows it (none if one
+    has no space)."""
+    armies = [unit for unit in cards.catalogue()[card].get("reinforcements", {}).get("units", [])
+              if state.unit_facts[unit].type == "army"]
+    places = []
+    for army in armies:
+        spaces = replacements.army_placements(state, army)
+        if not spaces:
+            return []
+        places.append(f"{army}:{spaces[0]}")
+    return [places] if places else []
+
+
+def _own_spaces(state: PogState, side: str) -> list[str]:
+    """The map spaces holding the side's units, in map order."""
+    occupied = {where.space for unit, where in state.units.items() if state.faction(unit) == side}
+    return [space for space in state.map.ids if space in occupied]
+
+
+def _fronts(state: PogState, side: str) -> list[str]:
+    """The side's spaces next to an enemy unit."""
+    pog, enemy_spaces = state.map, _enemy_spaces(state, side)
+    return [space for space in _own_spaces(state, side)
+            if any(pog.ids[n] in enemy_spaces for n in pog.neighbours[pog.index[space]])]
+
+
+def _enemy_spaces(state: PogState, side: str) -> set[str]:
+    return {where.space for unit, where in state.units.items() if state.faction(unit) != side}
+
+
+def _movement(state: PogState, side: str) -> list[dict]:
+    activation = movement.Activation.load(state.action["activation"])
+    pog, orders = state.map, list[dict]([{"kind": "pass"}])
+    if not state.action.get("attacked_spaces"):
+        for space in sorted(activation.move):
+            units = [u for u in state.units_in(space) if state.faction(u) == side and u not in activation.moved]
+            if units:
+                orders += [{"kind": "move", "units": units, "path": [pog.ids[n]]}
+                           for n in pog.neighbours[pog.index[space]]]
+    enemies = _enemy_spaces(state, side)
+    for space in sorted(activation.attack):
+        units = [u for u in state.units_in(space) if state.faction(u) == side]
+        orders += [{"kind": "attack", "units": units, "space": pog.ids[n]}
+                   for n in pog.neighbours[pog.index[space]] if units and pog.ids[n] in enemies]
+    return orders
+
+
+def _sr(state: PogState, side: str) -> list[dict]:
+    own = _own_spaces(state, side)
+    units = [u for u, where in state.units.items() if state.faction(u) == side and where.space in own]
+    orders: list[dict] = [{"kind": "pass"}]
+    for unit in units[:: max(1, len(units) // MAX_SPACES)]:
+        orders += [{"kind": "redeploy", "unit": unit, "to": to} for to in (*own[:: max(1, len(own) // 4)], "reserve")]
+    return orders
+
+
+def _combat(state: PogState, combat: dict, held: list[str]) -> list[dict]:
+    from . import advance, battle, retreat
+
+    step = combat["step"]
+    if step == "cards":
+        return [{"kind": "play_cards"}, *({"kind": "play_cards", "cards": [c]} for c in held
+                                           if cards.catalogue()[c].get("combat_card"))]
+    if step == "losses":
+        return [{"kind": "losses", "steps": list(outcome.steps)}
+                for outcome in battle.legal_losses(state, combat, combat["deciding"])]
+    if step == "retreat":
+        return _retreats(state, combat, retreat)
+    return [{"kind": "pass"}, *({"kind": "advance", "units": [unit], "path": [combat["space"]]}
+                                for unit in advance.advancers(state, combat))]
+
+
+def _retreats(state: PogState, combat: dict, retreat) -> list[dict]:
+    units = retreat.to_retreat(state, combat)
+    orders = [{"kind": "stand", "unit": unit} for unit in units]
+    for unit in units:
+        for first in retreat.first_spaces(state, combat, unit):
+            orders.append({"kind": "retreat", "units": [unit], "path": [first]})
+            orders += [{"kind": "retreat", "units": [unit], "path": [first, second]}
+                       for second in retreat.second_spaces(state, combat, unit, first)]
+    return orders
