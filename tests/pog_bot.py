@@ -13,11 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pbem.rules.paths_of_glory import card_zones, draws, hands
+
 from pbem import keys
 from pbem import ruleset as rulesets
 from pbem.charter import Charter, Member
 from pbem.game import Game, join
-from pbem.rules.paths_of_glory import card_zones, draws, hands
 from pbem.ruleset import Decision, Over
 
 KEYS = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "test-only-keys"
@@ -87,7 +88,7 @@ def play(bot: BotGame, last_turn: int, check: Callable[[BotGame], None] | None =
          most_entries: int = 5000) -> object:
     """Play until the game is over or `last_turn` has ended; returns the last pending step."""
     while bot.entries < most_entries:
-        player, pending = bot.step()
+        _, pending = bot.step()
         if isinstance(pending, Over) or bot.engine().state.turn > last_turn:
             return pending
         bot.play_one()

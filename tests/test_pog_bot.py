@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-import pytest
 import pog_bot
+import pytest
 
 from pbem.ruleset import Over
 
@@ -40,5 +40,5 @@ def test_a_bot_game_holds_together_and_audits(tmp_path, seed):
             if other is not game:
                 other.accept([disclose])
     audited = bot.games["alice"].audit()
-    for player, side in pog_bot.SIDES.items():
+    for player in pog_bot.SIDES:
         assert audited[player]["view"] == bot.engine(player).views[player], player
