@@ -471,7 +471,8 @@ def _edit_orders(game, player: str) -> list[dict]:
     heading = getattr(step, "prompt", "") or f"Orders for {player}"
     if not kinds:
         heading += f" (no orders are {player}'s to give now)"
-    text = _run_editor(order_text.template(kinds, heading) + "\n")
+    suggested = game.ruleset.suggest(engine.state, player, engine.views.get(player)) if kinds else []
+    text = _run_editor(order_text.template(kinds, heading, suggested) + "\n")
     try:
         orders = tomllib.loads(text).get("orders", [])
     except ValueError as exc:  # not TOML, or an integer beyond Python's digit limit

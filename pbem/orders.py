@@ -181,11 +181,24 @@ def _toml_array(values: list) -> str:
     return "[" + ", ".join(items) + "]"
 
 
-def template(kinds: list[OrderKind], heading: str) -> str:
+SUGGESTED_SHOWN = 40  # at most this many whole orders are listed in a template
+
+
+def template(kinds: list[OrderKind], heading: str, suggested: list[dict] | None = None) -> str:
     """What `pbem move --edit` opens: valid TOML whose comments show each legal order as a table.
-    Help lines start with ##, examples with #, so uncommenting a whole example gives TOML."""
+    Help lines start with ##, examples with #, so uncommenting a whole example gives TOML. The
+    ruleset's suggestions, whole orders the position accepts now, come first."""
     lines = [f"## {heading}", "## Uncomment and fill one [[orders]] table per order, in the order they apply.",
              "## Lines starting with # are ignored; saving the file unchanged signs nothing.", ""]
+    if suggested:
+        lines.append(f"## Orders the position accepts now ({len(suggested)}; uncomment one as it is):")
+        for order in suggested[:SUGGESTED_SHOWN]:
+            lines.append("# [[orders]]")
+            lines.extend(f"# {line}" for line in _as_toml(order))
+            lines.append("")
+        if len(suggested) > SUGGESTED_SHOWN:
+            lines.append(f"## … and {len(suggested) - SUGGESTED_SHOWN} more of the kinds below")
+        lines.append("")
     for kind in kinds:
         lines.append(f"## {kind.kind}: {kind.help} (rule {kind.rule})")
         for spec in kind.fields:

@@ -1,7 +1,9 @@
 """Machine play of Paths of Glory: two players, each in his own game directory with the published
 test keys, sign one order an entry, each picked at random among the orders the ruleset suggests
 (Ruleset.suggest: concrete orders the state accepts), until the game ends or a turn limit passes.
-Open dice, so no reveals are needed. After every entry the position is checked (`check`).
+With `dice = "all"` each witness reveals after the entry that opened a roll point and the author
+applies the reveal, as `pbem apply --reveal` would. After every entry the position may be checked
+(`check`).
 
 Used by tests/test_pog_bot.py and bench/pog_game.py.
 """
@@ -9,6 +11,7 @@ Used by tests/test_pog_bot.py and bench/pog_game.py.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +36,7 @@ class BotGame:
     rng: random.Random
     entries: int = 0
     orders: list[tuple[str, dict]] = field(default_factory=list)
+    accept_seconds: list[float] = field(default_factory=list)  # the other player's Game.accept, by entry
 
     def engine(self, player: str = "alice"):
         current, _ = self.games[player].current()
@@ -53,11 +57,20 @@ class BotGame:
         assert offered, f"no order suggested for {player} at {mine.state.action} (turn {mine.state.turn})"
         order = self.rng.choice(_favoured(offered, self.rng))
         message, _ = self.games[player].move(player, [order], self.signers[player])
-        for name, game in self.games.items():
-            if name != player:
-                game.accept([message])
+        started = time.perf_counter()
+        self._deliver(player, message)
+        self.accept_seconds.append(time.perf_counter() - started)
         self.entries += 1
         self.orders.append((player, order))
+        for witness, game in self.games.items():
+            if game.owed_reveal(witness):
+                revealed, _ = game.reveal(witness, lambda name=witness: self.signers[name])
+                self._deliver(witness, revealed)
+
+    def _deliver(self, sender: str, message) -> None:
+        for name, game in self.games.items():
+            if name != sender:
+                game.accept([message])
 
 
 def _favoured(offered: list[dict], rng: random.Random) -> list[dict]:
@@ -67,11 +80,11 @@ def _favoured(offered: list[dict], rng: random.Random) -> list[dict]:
     return events if events and rng.random() < 0.5 else offered
 
 
-def start(root: Path, seed: int, options: dict | None = None) -> BotGame:
+def start(root: Path, seed: int, options: dict | None = None, dice: str = "open") -> BotGame:
     signers = {name: keys.FileSigner.load(KEYS / name) for name in SIDES}
     charter = Charter.create(
         game=f"pog-bot-{seed}", ruleset="paths_of_glory", version=rulesets.load("paths_of_glory").version,
-        scenario="august_1914", dice="open", reveal_hours=24, move_hours=72, options=options or {}, tables={},
+        scenario="august_1914", dice=dice, reveal_hours=24, move_hours=72, options=options or {}, tables={},
         players=[Member(name, (side,), signers[name].public, "player") for name, side in SIDES.items()])
     (root / "game.toml").write_text(charter.text)
     games, joins = {}, []

@@ -345,6 +345,31 @@ def test_the_edit_template_is_valid_toml_listing_the_legal_orders(pog_game, tmp_
     assert "move" not in [line.split(":")[0].strip("# ") for line in template.splitlines() if "(rule" in line]
 
 
+def test_the_edit_template_offers_whole_orders_the_position_accepts(pog_game, tmp_path):
+    """Item 11: the ruleset's suggestions head the template; uncommenting the first one as it is
+    gives an order that is signed."""
+    bob = pog_game / "bob"
+    kept = tmp_path / "template.toml"
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import shutil, sys\n"
+        f"shutil.copy(sys.argv[1], {str(kept)!r})\n"
+        "lines = open(sys.argv[1]).read().splitlines()\n"
+        "start = lines.index('# [[orders]]')\n"
+        "end = lines.index('', start)\n"
+        "picked = [line[2:] for line in lines[start:end] if not line.startswith('##')]\n"
+        "open(sys.argv[1], 'w').write('\\n'.join(picked) + '\\n')\n")
+    code, _, err = run_cli(["move", "--edit"], bob, home=pog_game / "home" / "bob",
+                           env={**cli_env(pog_game / "home" / "bob"), "EDITOR": f"{sys.executable} {editor}"})
+    assert code == 0, err
+    template = kept.read_text()
+    assert "## Orders the position accepts now (" in template
+    first = template.split("## Orders the position accepts now")[1].split("# [[orders]]")[1]
+    assert first.startswith('\n# kind = "pass"'), first
+    entry = tomllib.loads((bob / "entries" / "000002.toml").read_text())
+    assert entry["orders"] == [{"kind": "pass"}]
+
+
 def test_a_second_action_in_one_round_is_refused(pog_game):
     """8.1.4: one action a round; within a movement action only moves, forts and pass."""
     bob = pog_game / "bob"
