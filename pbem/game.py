@@ -1325,6 +1325,7 @@ def status(game: Game) -> dict:
                             **_deadline(engine.roll.opened, game.charter.reveal_hours)}
             return data
     current, _ = game.current()
+    data["standing"] = game.ruleset.standing(current.state)
     decision = sealing.open_decision(current)
     if decision is not None:
         data["step"] = _sealed_step(game, current, decision, engine.head_time, game.charter.move_hours)

@@ -54,6 +54,8 @@ def status_view(data: dict):
     if data.get("me"):
         lines.append(Text.assemble("You are ", (plain(data["me"]), "player")))
     lines.append(Text(f"Log: {data['head_seq']} entries, head {_short(data['head_id'])}"))
+    if data.get("standing"):
+        lines.append(literal(data["standing"]))
     step = data.get("step", {})
     kind = step.get("kind")
     if kind == "joining":

@@ -487,6 +487,11 @@ class Ruleset(Generic[S]):
         step = self.pending(state)
         return list(self.order_kinds.values()) if isinstance(step, Decision) and player in step.players else []
 
+    def standing(self, state: S) -> str:
+        """One line on where the game stands (turn, score …), which `pbem status` shows under the
+        log. Pure. Default: nothing."""
+        return ""
+
     def suggest(self, state: S, player: str, view: dict | None = None) -> list[dict]:
         """Whole orders `player` may give now, each one that this state accepts (`pbem move --edit`
         lists them; machine play picks among them). `view` is his private view where known. Pure.

@@ -104,3 +104,20 @@ def test_the_cli_shows_where_the_examples_combat_cards_went(tmp_path):
     sizes = {"limit": 7, "optional": 0, "decks": 1}
     assert counts["ap"] == {"hand": 6, "pile": 7, **sizes}
     assert counts["cp"] in ({"hand": 5, "pile": 6, **sizes}, {"hand": 6, "pile": 5, **sizes})
+
+
+def test_status_says_where_the_game_stands(tmp_path):
+    """Item 10: `pbem status` gives turn, round, who acts first, VP, war statuses, commitment and
+    the hand sizes under the log."""
+    import json
+
+    from helpers import copy_pog_example, run_cli
+
+    game = copy_pog_example(tmp_path)
+    code, out, err = run_cli(["status", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 0, err
+    standing = json.loads(out)["standing"]
+    assert standing.startswith("Aug 1914 (turn 1), round 6 of 8, CP first; VP 10; war status AP 0, CP 0; "
+                               "commitment AP mobilization, CP mobilization; hands AP 6 (pile 7), CP "), standing
+    code, out, err = run_cli(["status", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 0 and "round 6 of 8" in out, err

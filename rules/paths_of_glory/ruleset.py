@@ -628,6 +628,19 @@ class PathsOfGlory(Ruleset[PogState]):
             return []
         return [self.order_kinds[kind] for kind in self._kinds_now(state)]
 
+    def standing(self, state: PogState) -> str:
+        """Turn and round, who acts first, the VP, both war statuses and commitment levels, the
+        hand sizes."""
+        from . import additional, war
+
+        first = additional.first_side(state, self._first()).upper()
+        hands = "; hands " + ", ".join(f"{side.upper()} {counts['hand']} (pile {counts['pile']})"
+                                       for side, counts in sorted(state.hands.items())) if state.hands else ""
+        return (f"{state.turn_label} (turn {state.turn}), round {state.round} of {war.rounds_per_turn(state)}, "
+                f"{first} first; VP {war.track(state, 'vp')}; war status AP {state.war_status['ap']}, "
+                f"CP {state.war_status['cp']}; commitment AP {state.commitment['ap']}, CP {state.commitment['cp']}"
+                f"{hands}")
+
     def suggest(self, state: PogState, player: str, view: dict | None = None) -> list[dict]:
         """The candidates of suggest.py that this state accepts, tried each on a copy (and against
         the player's view, as his client would)."""
