@@ -85,7 +85,8 @@ def test_rules_lists_the_options(example):
     assert code == 0, err
     assert set(json.loads(out)["options"]) == {"vesting_holland", "italy_19_1", "italy_19_1_1", "italy_19_1_2",
                                                "italy_19_1_3", "italy_19_2", "vp_bid", "vp_bid_to",
-                                               "entrench_reminder", "hand_8", "optional_cards", "pass_draws"}
+                                               "entrench_reminder", "hand_8", "optional_cards", "pass_draws",
+                                               "enhanced_reorganisation"}
 
 
 def test_every_option_changes_the_game():
@@ -97,9 +98,10 @@ def test_every_option_changes_the_game():
                "italy_19_2": "third_german_corps_may_not_move_into_italy",
                "hand_8": "hand_8_deals_eight",
                "optional_cards": "all_optional_cards_join_the_decks_with_eight_card_hands",
-               "pass_draws": "a_charter_lets_a_pass_draw_at_mobilization"}
+               "pass_draws": "a_charter_lets_a_pass_draw_at_mobilization",
+               "enhanced_reorganisation": "example_6_enhanced_reorganisation"}
     cases = "".join((Path(__file__).parent / "cases" / "paths_of_glory" / name).read_text()
-                    for name in ("trenches.toml", "italy_ops.toml", "hands.toml", "draws.toml"))
+                    for name in ("trenches.toml", "italy_ops.toml", "hands.toml", "draws.toml", "reorganize.toml"))
     for name, spec in ruleset.options.items():
         if name in in_play:
             assert f'id = "{in_play[name]}"' in cases, name

@@ -117,12 +117,27 @@ def test_stacks_moved_by_separate_orders_besiege_together_when_the_action_ends()
 
 
 def test_a_movement_action_that_cannot_besiege_is_refused_when_it_ends():
+    """R39: while the corps in Sedan may still move, two corps alone in Verdun wait for the end of
+    the action, and the pass is refused; the other corps may still join them."""
     state = _verdun_position()
-    for order in ({"kind": "activate", "spaces": ["metz"]},
+    for order in ({"kind": "activate", "spaces": ["sedan", "metz"]},
                   {"kind": "move", "units": ["ge_corps_2", "ge_corps_3"], "path": ["verdun"]}):
         state = ruleset.apply(state, "cp", order)
     with pytest.raises(IllegalOrder) as refused:
-        ruleset.apply(state, "cp", {"kind": "pass"})
+        ruleset.apply(positions.copy(state), "cp", {"kind": "pass"})
+    assert refused.value.rule == "15.2.1"
+    ruleset.apply(state, "cp", {"kind": "move", "units": ["ge_corps_1"], "path": ["verdun"]})
+    ruleset.apply(state, "cp", {"kind": "pass"})
+    assert state.forts["verdun"] == "besieged"
+
+
+def test_the_last_move_that_cannot_besiege_is_refused_at_once():
+    """R39: when no other unit of the action may move, nothing could make the siege later, so the
+    move that leaves two corps alone in Verdun is refused itself, not the pass after it."""
+    state = _verdun_position()
+    state = ruleset.apply(state, "cp", {"kind": "activate", "spaces": ["metz"]})
+    with pytest.raises(IllegalOrder) as refused:
+        ruleset.apply(state, "cp", {"kind": "move", "units": ["ge_corps_2", "ge_corps_3"], "path": ["verdun"]})
     assert refused.value.rule == "15.2.1"
 
 

@@ -335,6 +335,11 @@ class PathsOfGlory(Ruleset[PogState]):
             from . import entrench
 
             entrench.attempt(state, side, str(order["unit"]), activation, state.action)
+        elif kind == "reorganize":
+            from . import reorganize
+
+            enhanced = state.setup is not None and bool(self.chosen(state.setup).get("enhanced_reorganisation"))
+            reorganize.reorganize(state, side, activation, state.action, order, self._supplied(state), enhanced)
         else:
             build = forts.rebuild_fort if order.get("rebuild") else forts.build_fort
             build(state, side, self._space_field(state, order), order["corps"], activation,
@@ -678,7 +683,7 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("attacked_spaces"):
             return ("attack", "pass")  # base 9.2.9: movement is over once combat begins
         if state.action.get("kind") == "movement":
-            return ("move", "build_fort", "entrench", "attack", "pass")
+            return ("move", "build_fort", "entrench", "reorganize", "attack", "pass")
         if state.action.get("kind") == "sr":
             return ("redeploy", "activate", "pass")
         if state.action.get("kind") == "draw_step":

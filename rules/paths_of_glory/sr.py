@@ -93,7 +93,7 @@ def _check_overland(state: PogState, side: str, unit: str, start: str, end: str)
     if not computed.space_supplied(side, end) or not _friendly(state, side, end):
         raise IllegalOrder(f"{state.map.name_of(end)} is not a friendly space in supply", rule="base 13.1.5",
                            field="to")
-    if not _route(state, side, unit, start, end):
+    if not route(state, side, unit, start, end):
         raise IllegalOrder(f"no route through friendly spaces from {state.map.name_of(start)} to "
                            f"{state.map.name_of(end)}" + (" inside Russia" if state.nation(unit) == "ru" else ""),
                            rule="base 13.1.6" if state.nation(unit) == "ru" else "base 13.1.5", field="to")
@@ -138,7 +138,7 @@ def _friendly(state: PogState, side: str, space: str) -> bool:
                                                 and state.forts.get(space) == "besieged")
 
 
-def _route(state: PogState, side: str, unit: str, start: str, end: str) -> bool:
+def route(state: PogState, side: str, unit: str, start: str, end: str) -> bool:
     """A path of friendly spaces the unit may cross (13.1.5), inside Russia for Russians (13.1.6)."""
     pog = state.map
     russian = state.nation(unit) == "ru"
