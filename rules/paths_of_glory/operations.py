@@ -9,7 +9,9 @@ stack of up to two German corps and one Austro-Hungarian unit one nation; the Ge
 the Central Powers corps with it one nation. A space activated for
 both costs its attack cost, at least 2 (9.2.5). No nationality may be withheld (9.2.4): every unit
 of the side in the space counts. The Allies activate at most one space on the Near East map for
-combat per action, the MEF beach head's and the BR NE Army's aside (9.2.7).
+combat per action, the MEF beach head's and the BR NE Army's aside (9.2.7). Allied units whose
+supply runs through the MEF beach head cost 3 for the MEF army and 1 a corps, on top of the rest of
+the space (9.2.7.1, R105), unless the MEF came in as a normal reinforcement (9.5.3.4).
 
 An action pays with a card played as OPS (its OPS value) or, with no card, the automatic OPS 1
 (8.1.4). Before hands are dealt (a rule case's position) activation is not priced.
@@ -34,6 +36,8 @@ AUTOMATIC_OPS = 1  # 8.1.4
 MOLTKE, MOLTKE_NATIONS = "moltke", {"be", "fr"}  # AP card 9 (event ids as in cards.toml)
 SUD_ARMY = "sud_army"  # CP card 10
 ELEVENTH_ARMY, ELEVENTH_ARMY_UNIT = "eleventh_army", "ge_11_army"  # CP card 29: with CP corps, one unit
+MEF_ARMY, MEF_ARMY_COST, BEACH_CORPS_COST = "br_mef_army", 3, 1  # 9.2.7.1
+MEF_AS_REINFORCEMENT = "mef_reinforcement"  # in state.events once the MEF came as in 9.5.3.4: no 9.2.7.1
 
 
 def _group(state: PogState, unit: str, space: str) -> str:
@@ -50,6 +54,11 @@ def _group(state: PogState, unit: str, space: str) -> str:
 def space_cost(state: PogState, side: str, space: str, attack: bool) -> int:
     """9.2.2-9.2.3: the Activation Points one space costs, for movement or for attack."""
     units = [u for u in state.units_in(space) if state.faction(u) == side]
+    beach = _through_beach_head(state, units) if side == "ap" else set()
+    if beach:  # 9.2.7.1: these units at their own price, the rest of the space as usual
+        rest = [u for u in units if u not in beach]
+        own = sum(MEF_ARMY_COST if u == MEF_ARMY else BEACH_CORPS_COST for u in beach)
+        return own + len({_group(state, u, space) for u in rest})
     if side == "cp" and MOLTKE in state.events and state.map.nation[state.map.index[space]] in MOLTKE_NATIONS:
         return len(units)  # AP card 9: per unit in Belgium and France until Falkenhayn
     groups = {_group(state, u, space) for u in units}
@@ -58,6 +67,23 @@ def space_cost(state: PogState, side: str, space: str, attack: bool) -> int:
     if attack and FALL_OF_THE_TSAR in state.events and "ru" in groups:
         return len(groups - {"ru"}) + sum(1 for u in units if state.nation(u) == "ru")
     return len(groups)
+
+
+def _through_beach_head(state: PogState, units: list[str]) -> set[str]:
+    """9.2.7.1 (R105): the units supplied now that would not be without the MEF beach head."""
+    from . import connections, supply
+    from .state import copy
+
+    if not units or connections.beach_head(state) is None or MEF_AS_REINFORCEMENT in state.events:
+        return set()
+    now = supply.compute(state)
+    supplied = [u for u in units if now.status(u) != "out"]
+    if not supplied:
+        return set()
+    without = copy(state)
+    without.events = {e for e in state.events if not e.startswith(connections.BEACH_HEAD_EVENT)}
+    after = supply.compute(without)
+    return {u for u in supplied if after.status(u) == "out"}
 
 
 def _is_army(state: PogState, unit: str) -> bool:
