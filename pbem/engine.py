@@ -596,7 +596,7 @@ class Engine:
             try:
                 whole = {**order, **private.get(index, {})}  # the author's own view sees his private fields
                 if (check_private or audit) and view is not None:
-                    self.ruleset.check_private(view, message.player, whole)
+                    self.ruleset.check_private(view, message.player, whole, self.state)
                 self.state = self.ruleset.apply(self.state, message.player, order)
                 if view is not None:
                     self.ruleset.apply_private(view, message.player, whole)

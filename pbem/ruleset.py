@@ -441,9 +441,10 @@ class Ruleset(Generic[S]):
         """Update `player`'s own view after his order was applied to the public state (a card
         played leaves his hand). Called only where his view is known. Default: nothing."""
 
-    def check_private(self, view: dict, player: str, order: Mapping) -> None:
+    def check_private(self, view: dict, player: str, order: Mapping, state: S) -> None:
         """Raise IllegalOrder (with its rule) if `player`'s hidden view forbids this order (a card
-        he does not hold): his own client refuses to sign it. Default: nothing to check."""
+        he does not hold) in `state`, the public state before it: his own client refuses to sign
+        it, and the audit catches it. Default: nothing to check."""
 
     def held(self, state: S, view: dict) -> list[str]:
         """What a private view holds in this state, as an audit reports it (his hand's cards).

@@ -109,9 +109,9 @@ def test_limited_war_shows_two_cards_of_the_pile_and_keeps_the_chosen_one():
     pile = set(cards.deck("cp", "mobilization")) | set(cards.deck("cp", "limited"))
     assert len(set(looking)) == 2 and set(looking) <= pile - set(LIMITED_HAND)
     with pytest.raises(IllegalOrder) as refused:
-        RULESET.check_private(view, "cp", {"kind": "keep", "card": "cp08" if "cp08" not in looking else "cp09"})
+        RULESET.check_private(view, "cp", {"kind": "keep", "card": "cp08" if "cp08" not in looking else "cp09"}, state)
     assert refused.value.rule == "8.1.6" and refused.value.field == "card"
-    RULESET.check_private(view, "cp", {"kind": "keep", "card": looking[1]})
+    RULESET.check_private(view, "cp", {"kind": "keep", "card": looking[1]}, state)
     RULESET.apply(state, "cp", {"kind": "keep"})
     RULESET.apply_private(view, "cp", {"kind": "keep", "card": looking[1]})
     assert view["sides"]["cp"] == {"hand": [*LIMITED_HAND, looking[1]], "looking": []}
@@ -150,5 +150,19 @@ def test_every_card_given_up_from_the_hand_is_checked_against_the_view(kind):
     view = {"sides": {"cp": {"hand": ["cp03"]}, "ap": {"hand": ["ap03"]}}}
     card = "cp05" if kind != "initiative" else "ap05"
     with pytest.raises(IllegalOrder) as refused:
-        RULESET.check_private(view, "bob", {"kind": kind, "card": card})
+        RULESET.check_private(view, "bob", {"kind": kind, "card": card}, position_from_case({}, frozenset()))
     assert refused.value.rule == "R92" and refused.value.field == "card"
+
+
+def test_a_hand_shown_must_be_the_hand_held():
+    """R106: after Mata Hari the Allies' hand is listed in the clear; everyone checks its size, and
+    the player's own client and the audit that it is the hand his view holds."""
+    state = position_from_case({"commitment": {"cp": "limited"},
+                                "hands": {"cp": {"hand": 7, "pile": 27}, "ap": {"hand": 3, "pile": 11}}}, frozenset())
+    RULESET.apply(state, "cp", {"kind": "event", "card": "mata_hari"})
+    view = {"sides": {"ap": {"hand": ["ap01", "ap02", "ap03"]}}}
+    RULESET.check_private(view, "alice", {"kind": "show_hand", "cards": ["ap03", "ap01", "ap02"]}, state)
+    with pytest.raises(IllegalOrder) as refused:
+        RULESET.check_private(view, "alice", {"kind": "show_hand", "cards": ["ap01", "ap02", "ap04"]}, state)
+    assert (refused.value.rule, refused.value.field) == ("R106", "cards")
+    assert "ap03 Russian Reinforcements" in str(refused.value)

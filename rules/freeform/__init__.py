@@ -175,7 +175,7 @@ class Freeform(Ruleset[FreeformState]):
     def apply_private(self, view: dict, player: str, order: Mapping) -> None:
         deck.apply_private(view, order)
 
-    def check_private(self, view: dict, player: str, order: Mapping) -> None:
+    def check_private(self, view: dict, player: str, order: Mapping, state: FreeformState) -> None:
         deck.check_private(view, order)
 
     def _order_end(self, state: FreeformState, player: str, order: Mapping) -> None:

@@ -58,6 +58,19 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
     return events
 
 
+def operations_step(side: str, name: str) -> dict:
+    """R106: what an event played with operations opens: the other side's hand shown first (Mata
+    Hari, Cloak and Dagger), or at once the activation paid with the card's OPS; {} for others."""
+    card = cards.card_id(name) or name
+    entry = catalogue().get(card, {})
+    if not entry.get("operations"):
+        return {}
+    ops = cards.catalogue()[card]["ops"]
+    if entry.get("shows_hand"):
+        return {"kind": "show_hand", "victim": entry["shows_hand"], "ops": ops, "card": card}
+    return {"kind": "ops_event", "ops": ops, "card": card}
+
+
 def _card(state: PogState, side: str, name: str) -> str:
     card = cards.card_id(name) or name
     facts = cards.catalogue().get(card, {"side": None})

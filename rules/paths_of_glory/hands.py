@@ -116,6 +116,32 @@ def leave_hand(state: PogState, side: str, count: int) -> None:
         state.hands[side]["hand"] -= count
 
 
+def show(state: PogState, side: str, order: Mapping) -> list[str]:
+    """Mata Hari, Cloak and Dagger (R106): the side's hand listed in the clear. Everyone checks at
+    once that it has the hand's size and cards the side could hold; the audit, that they are the
+    cards held. Returns the card ids."""
+    named = [cards.card_id(str(name)) for name in order.get("cards") or []]
+    if any(card is None for card in named) or len(set(named)) != len(named):
+        raise IllegalOrder("list each card of your hand once, by card or event id", rule="R106", field="cards")
+    if dealt(state) and len(named) != state.hands[side]["hand"]:
+        raise IllegalOrder(f"your hand holds {state.hands[side]['hand']} cards; you listed {len(named)}",
+                           rule="R106", field="cards")
+    for index, card in enumerate(named):
+        check_from_hand(state, side, str(card), f"cards[{index}]")
+    return [str(card) for card in named]
+
+
+def check_shown(state: PogState, view: Mapping, order: Mapping) -> None:
+    """His own client and the audit: the cards shown are exactly those he holds."""
+    for mine in view.get("sides", {}).values():
+        held = set(holding(state, mine))
+        shown = {cards.card_id(str(name)) for name in order.get("cards") or []}
+        if shown != held:
+            missing = ", ".join(cards.label(card) for card in sorted(held - shown)) or "none"
+            raise IllegalOrder(f"the hand shown is not the hand held (left out: {missing})", rule="R106",
+                               field="cards")
+
+
 # ---------------------------------------------------------------------------------- private views
 
 def played_from_hand(order: Mapping) -> list[tuple[str, str]]:

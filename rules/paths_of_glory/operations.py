@@ -131,11 +131,20 @@ def _beach_head(state: PogState, space: str) -> bool:
 
 
 def pay(state: PogState, side: str, card: str | None, move: list[str], attack: list[str],
-        sr_points: int | None = None) -> dict:
-    """Price the activation against the card played as OPS, the automatic OPS 1, or (`sr_points`)
-    the SR points converted after an SR (9.3.3); the card leaves the hand for the discard pile.
+        sr_points: int | None = None, event_ops: int | None = None) -> dict:
+    """Price the activation against the card played as OPS, the automatic OPS 1, (`sr_points`)
+    the SR points converted after an SR (9.3.3), or (`event_ops`) the OPS of a card whose event
+    came with operations (R106); a card played as OPS leaves the hand for the discard pile.
     Returns what the action records of it."""
     check_near_east(state, side, attack)
+    if event_ops is not None:
+        if card:
+            raise IllegalOrder("the event's own card pays for this activation", rule="R106", field="card")
+        price = cost(state, side, move, attack)
+        if hands.dealt(state) and price > event_ops:
+            raise IllegalOrder(f"activating these spaces costs {price} Activation Points; the card gives {event_ops}",
+                               rule="9.2.1", field="spaces")
+        return {"ops": event_ops, "cost": price}
     if sr_points is not None:
         if card:
             raise IllegalOrder("after SR, the activation is paid with SR points, not a card", rule="9.3.3",

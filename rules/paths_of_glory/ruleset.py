@@ -123,6 +123,8 @@ class PathsOfGlory(Ruleset[PogState]):
             return side_of(combat, combat["deciding"])
         if state.action.get("kind") == "peace_offer":
             return enemy(state.active)  # 16.5.3: the other side answers
+        if state.action.get("kind") == "show_hand":
+            return state.action["victim"]  # R106
         from . import additional
 
         return additional.deciding(state) or state.active
@@ -160,6 +162,14 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "last_extra":
             return (f"{side}: the turn's last action is taken; discard a card to roll for one more action "
                     "(extra card=...; 1-2 wins), or pass")
+        if state.action.get("kind") == "show_hand":
+            victim = "Allied Powers" if state.action["victim"] == "ap" else "Central Powers"
+            return f"{victim}: show your hand in the clear (show_hand cards=...; pbem show hand lists it)"
+        if state.action.get("kind") == "ops_event":
+            shown = f" (the hand shown: {', '.join(state.action['shown']) or 'empty'})" \
+                if "shown" in state.action else ""
+            return (f"{side}: activate spaces with the {state.action['ops']} OPS of the event's card "
+                    f"(activate spaces=... attack=...){shown}")
         if state.action.get("kind") == "mandated_economic":
             return (f"{side}, end of turn {state.turn}: the Mandated Economic Action: economic [replace=...] (RPs not "
                     "spent are lost, 17.1.2; then your sieges are rolled)")
@@ -204,6 +214,12 @@ class PathsOfGlory(Ruleset[PogState]):
             self._offer_answered(state, kind, order)
         elif state.action.get("kind") == "mandated_economic":
             self._economic(state, order)
+        elif state.action.get("kind") == "show_hand":  # R106: the victim's hand in the clear
+            from . import hands
+
+            state.action.update(kind="ops_event", shown=hands.show(state, state.action["victim"], order))
+        elif state.action.get("kind") == "ops_event":
+            self._activate(state, order, event_ops=state.action["ops"])
         elif kind == "pass":
             if in_movement:
                 self._end_movement(state)
@@ -349,7 +365,7 @@ class PathsOfGlory(Ruleset[PogState]):
     def _new_action(self, state: PogState, kind: str, order: Mapping) -> None:
         """8.1.4: activate for movement (paid with a card as OPS, or OPS 1), an economic action
         (sieges), or a political one."""
-        from . import draws, movement, operations
+        from . import draws
 
         if kind == "draw":  # 8.1.3: bought before the activity
             draws.buy(state, state.active)
@@ -361,16 +377,7 @@ class PathsOfGlory(Ruleset[PogState]):
             return
         next_step(state, draw=self._entitlement(state, kind, order))
         if kind == "activate":
-            spaces, attack = order.get("spaces") or [], order.get("attack") or []
-            if not spaces and not attack:
-                raise IllegalOrder("name the spaces to activate: activate spaces=aachen,koblenz attack=aachen",
-                                   rule="14.1.1.1", field="spaces")
-            self._refuse_medina(state, state.active, spaces)
-            activation = movement.activate_for_movement(state, state.active, spaces, self._supplied(state))
-            activation = movement.activate_for_attack(state, state.active, attack, activation)
-            paid = operations.pay(state, state.active, order.get("card"), sorted(activation.move),
-                                  sorted(activation.attack))
-            state.action.update(kind="movement", activation=activation.dump(), **({"ops": paid} if paid else {}))
+            self._activate(state, order)
         elif kind == "economic":
             self._economic(state, order)
         elif kind == "sr":
@@ -381,7 +388,11 @@ class PathsOfGlory(Ruleset[PogState]):
             from . import events
 
             events.play(state, state.active, str(order.get("card", "")), order.get("place"))
-            self._after_activity(state)
+            step = events.operations_step(state.active, str(order.get("card", "")))
+            if step:  # R106: the card's operations follow its event
+                state.action.update(step)
+            else:
+                self._after_activity(state)
         elif kind == "rp":  # base 9.4.2: the whole action
             from . import card_plays
 
@@ -389,6 +400,22 @@ class PathsOfGlory(Ruleset[PogState]):
             self._after_activity(state)
         else:
             self._political(state, order)
+
+    def _activate(self, state: PogState, order: Mapping, event_ops: int | None = None) -> None:
+        """Activate spaces for movement and attack (14.1.1.1), paid with a card played as OPS, the
+        automatic OPS 1, or the OPS of the event card just played (R106)."""
+        from . import movement, operations
+
+        spaces, attack = order.get("spaces") or [], order.get("attack") or []
+        if not spaces and not attack:
+            raise IllegalOrder("name the spaces to activate: activate spaces=aachen,koblenz attack=aachen",
+                               rule="14.1.1.1", field="spaces")
+        self._refuse_medina(state, state.active, spaces)
+        activation = movement.activate_for_movement(state, state.active, spaces, self._supplied(state))
+        activation = movement.activate_for_attack(state, state.active, attack, activation)
+        paid = operations.pay(state, state.active, order.get("card"), sorted(activation.move),
+                              sorted(activation.attack), event_ops=event_ops)
+        state.action.update(kind="movement", activation=activation.dump(), **({"ops": paid} if paid else {}))
 
     def _economic(self, state: PogState, order: Mapping) -> None:
         """An Economic Action: foreign aid (16.5.1, voluntary only), the Replacement Phase (17.1;
@@ -602,11 +629,13 @@ class PathsOfGlory(Ruleset[PogState]):
             return {}
         return hands.empty_view(side for side, owner in self._players(state.setup).items() if owner == player)
 
-    def check_private(self, view: dict, player: str, order: Mapping) -> None:
+    def check_private(self, view: dict, player: str, order: Mapping, state: PogState) -> None:
         from . import draws, hands
 
         if order.get("kind") == "keep":
             draws.check_keep(view, order)
+        elif order.get("kind") == "show_hand":
+            hands.check_shown(state, view, order)
         hands.check_private(view, order)
 
     def apply_private(self, view: dict, player: str, order: Mapping) -> None:
@@ -661,7 +690,7 @@ class PathsOfGlory(Ruleset[PogState]):
     def _stands(self, state: PogState, player: str, order: dict, view: dict | None) -> bool:
         try:
             if view is not None:
-                self.check_private(view, player, order)
+                self.check_private(view, player, order, state)
             public = {key: value for key, value in order.items() if key != "card" or order["kind"] != "keep"}
             self.apply(positions.copy(state), player, public)
         except IllegalOrder:
@@ -696,6 +725,10 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("extra", "pass")
         if state.action.get("kind") == "mandated_economic":
             return ("economic",)
+        if state.action.get("kind") == "show_hand":
+            return ("show_hand",)
+        if state.action.get("kind") == "ops_event":
+            return ("activate",)
         dealt = hands.dealt(state)
         buy = ("draw",) if dealt and not state.action.get("bought") else ()  # 8.1.3
         extra = ("extra",) if dealt else ()  # 8.2.2

@@ -33,6 +33,8 @@ def candidates(state: PogState, side: str, mine: Mapping | None) -> list[dict]:
         "initiative": lambda: [{"kind": "pass"}, *({"kind": "initiative", "card": c} for c in held)],
         "last_extra": lambda: [{"kind": "pass"}, *({"kind": "extra", "card": c} for c in held)],
         "mandated_economic": lambda: [{"kind": "economic"}],
+        "show_hand": lambda: [{"kind": "show_hand", "cards": held}],
+        "ops_event": lambda: _activations(state, side, state.action["ops"], {}),
         "movement": lambda: _movement(state, side),
         "sr": lambda: _sr(state, side),
     }
@@ -56,11 +58,17 @@ def _new_action(state: PogState, side: str, held: list[str]) -> list[dict]:
     for card in held:
         orders += [{"kind": kind, "card": card} for kind in ("rp", "event", "sr", "extra")]
         orders += [{"kind": "event", "card": card, "place": place} for place in _placements(state, card)]
-        ops = cards.catalogue()[card]["ops"]
-        orders += [{"kind": "activate", "card": card, "spaces": own[start:start + ops]}
-                   for start in range(0, len(own), max(ops, 1))]
-        orders += [{"kind": "activate", "card": card, "spaces": [], "attack": _fronts(state, side)[:ops]}]
+        orders += _activations(state, side, cards.catalogue()[card]["ops"], {"card": card})
     return orders
+
+
+def _activations(state: PogState, side: str, ops: int, paid: dict) -> list[dict]:
+    """Activations worth up to `ops`: runs of the side's spaces for movement, and its fronts for
+    attack."""
+    own = _own_spaces(state, side)
+    orders = [{"kind": "activate", **paid, "spaces": own[start:start + ops]}
+              for start in range(0, len(own), max(ops, 1))]
+    return [*orders, {"kind": "activate", **paid, "spaces": [], "attack": _fronts(state, side)[:ops]}]
 
 
 def _placements(state: PogState, card: str) -> list[list[str]]:
