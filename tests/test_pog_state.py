@@ -154,3 +154,17 @@ def test_a_dump_against_another_start_does_not_load():
     other = positions.position_from_case({"control": {"sedan": "cp"}})
     with pytest.raises(ValueError, match="another start"):
         positions.load(json.loads(canonical_json(positions.dump(state))), other)
+
+
+def test_a_refused_reorganisation_changes_nothing():
+    """R104: over the stacking limit the exchange is refused, and the army and corps stay as they were."""
+    state = positions.position_from_case({"active": "ap", "units": {
+        "fr_6_army": {"space": "paris", "reduced": False}, "fr_corps_6": "paris",
+        "fr_corps_4": "ap_eliminated", "fr_corps_5": "ap_eliminated"}})
+    state = ruleset.apply(state, "ap", {"kind": "activate", "spaces": ["paris"]})
+    before = positions.dump(state)
+    with pytest.raises(IllegalOrder) as refused:
+        ruleset.apply(state, "ap", {"kind": "reorganize", "space": "paris", "split": "fr_6_army",
+                                    "corps": ["fr_corps_4", "fr_corps_5"]})
+    assert refused.value.rule == "R104"
+    assert positions.dump(state) == before

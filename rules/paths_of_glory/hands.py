@@ -94,7 +94,10 @@ def card_from_hand(state: PogState, side: str, name: str, rule: str) -> str:
 
 
 def check_from_hand(state: PogState, side: str, card: str, field: str) -> None:
-    """What everyone checks at once of a card played from a hand (R92): it could still be held."""
+    """What everyone checks at once of a card played from a hand (R92): the hand holds a card, and
+    this one could still be held."""
+    if dealt(state) and state.hands[side]["hand"] <= 0:
+        raise IllegalOrder("your hand is empty", rule="R92", field=field)
     if not dealt(state) or card in unseen(state, side):
         return
     if card in card_zones.zone(state, f"{side}_front"):

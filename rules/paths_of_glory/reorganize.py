@@ -35,25 +35,38 @@ def reorganize(state: PogState, side: str, activation: Activation, action: dict,
                supplied: Callable[[str], bool], enhanced: bool = False) -> list[dict]:
     """Carry out one exchange; IllegalOrder naming the rule (nothing changed) if it is not allowed."""
     space = _space(state, activation, order)
-    if activation.moved:
+    if activation.moved - set(action.get("sr_units", ())):  # 9.3.3: the SR before them is no move here
         raise IllegalOrder("reorganisation comes before any unit of the action moves", rule="9.2.8", field="kind")
     corps = [str(name) for name in order.get("corps") or []]
+    if len(set(corps)) != len(corps):
+        raise IllegalOrder("name each corps once", rule=RULE, field="corps")
     used = [*corps, *(str(order[key]) for key in ("split", "merge") if order.get(key))]
     _check_units(state, side, space, used, action, supplied, enhanced)
     if order.get("split") and order.get("merge"):
         raise IllegalOrder("an exchange either splits an army step into corps or merges corps into one",
                            rule=RULE, field="merge")
-    if order.get("split"):
-        placed = _split(state, side, space, str(order["split"]), corps)
-    elif order.get("merge"):
-        placed = _merge(state, side, space, str(order["merge"]), corps)
-    else:
-        placed = _pair(state, side, space, corps)
-    _check_stacking(state, space)
+    before = {unit: (state.units[unit].space, state.units[unit].reduced) for unit in used if unit in state.units}
+    try:
+        placed = _exchange(state, side, space, order, corps)
+        _check_stacking(state, space)
+    except IllegalOrder:
+        for unit, (where, reduced) in before.items():  # nothing changed by a refused order
+            state.units[unit].space, state.units[unit].reduced = where, reduced
+        raise
     action.setdefault("reorganized", []).extend(placed)
+    left = {unit for unit in used if unit in state.units and state.units[unit].space != space}
+    activation.units -= left  # 9.2.5: a unit gone to a box is no longer a mover of the space
     if space in activation.move:
         activation.units.update(placed)  # 9.2.8.3: they move and attack normally
     return [{"kind": "reorganized", "space": space, "order": dict(order), "rule": RULE}]
+
+
+def _exchange(state: PogState, side: str, space: str, order: Mapping, corps: list[str]) -> list[str]:
+    if order.get("split"):
+        return _split(state, side, space, str(order["split"]), corps)
+    if order.get("merge"):
+        return _merge(state, side, space, str(order["merge"]), corps)
+    return _pair(state, side, space, corps)
 
 
 def _space(state: PogState, activation: Activation, order: Mapping) -> str:
@@ -101,6 +114,8 @@ def _split(state: PogState, side: str, space: str, army: str, corps: list[str]) 
 
 def _merge(state: PogState, side: str, space: str, army: str, corps: list[str]) -> list[str]:
     """Two full-strength corps become an army step (examples 2 and 3)."""
+    if state.unit_facts.get(army) is None or state.unit_facts[army].type != "army":
+        raise IllegalOrder(f"{army!r} is not an army", rule=RULE, field="merge")
     if len(corps) != 2 or any(state.units.get(u) is None or state.units[u].space != space
                               or state.units[u].reduced for u in corps):
         raise IllegalOrder(f"an army step takes two full-strength corps in {state.map.name_of(space)}", rule=RULE,
@@ -124,9 +139,9 @@ def _merge(state: PogState, side: str, space: str, army: str, corps: list[str]) 
 
 
 def _pair(state: PogState, side: str, space: str, corps: list[str]) -> list[str]:
-    """Two reduced corps of one nation become one full-strength corps."""
+    """Two reduced plain corps of one nation become one full-strength corps (R104)."""
     if len(corps) != 2 or any(state.units.get(u) is None or state.units[u].space != space
-                              or not state.units[u].reduced for u in corps) \
+                              or not state.units[u].reduced or not _plain_corps(u) for u in corps) \
             or state.nation(corps[0]) != state.nation(corps[1]):
         raise IllegalOrder(f"name two reduced corps of one nation in {state.map.name_of(space)}, or split= or "
                            "merge= an army", rule="9.2.8.2", field="corps")
@@ -136,6 +151,12 @@ def _pair(state: PogState, side: str, space: str, corps: list[str]) -> list[str]
     return []
 
 
+def _plain_corps(unit: str) -> bool:
+    """A numbered corps of its nation (`fr_corps_4`), not a piece of its own (AUS, BEF ...)."""
+    nation, _, rest = unit.partition("_corps_")
+    return bool(nation) and rest.isdigit()
+
+
 def _check_army_here(state: PogState, space: str, army: str, field: str) -> None:
     where = state.units.get(army)
     if state.unit_facts.get(army) is None or state.unit_facts[army].type != "army" or where is None \
@@ -143,10 +164,14 @@ def _check_army_here(state: PogState, space: str, army: str, field: str) -> None
         raise IllegalOrder(f"{army} is not an army in {state.map.name_of(space)}", rule=RULE, field=field)
 
 
-def _check_corps_for(state: PogState, army: str, corps: str) -> None:
+def _may_stand_in(state: PogState, army: str, corps: str) -> bool:
     """Same nation, and the British limits of 12.4.4.3."""
-    if state.unit_facts[corps].type != "corps" or state.nation(corps) != state.nation(army) \
-            or corps in losses.NEVER_REPLACING or (army == losses.BEF_ARMY) != (corps == losses.BEF_CORPS):
+    return state.unit_facts[corps].type == "corps" and state.nation(corps) == state.nation(army) \
+        and corps not in losses.NEVER_REPLACING and (army == losses.BEF_ARMY) == (corps == losses.BEF_CORPS)
+
+
+def _check_corps_for(state: PogState, army: str, corps: str) -> None:
+    if not _may_stand_in(state, army, corps):
         raise IllegalOrder(f"{corps} may not stand in for {army} (its nation's corps, 12.4.4.3)", rule=RULE,
                            field="corps")
 
@@ -160,7 +185,7 @@ def _check_available(state: PogState, side: str, army: str, corps: str, named: l
         return
     if where is not None and where.space == reserve:
         waiting = [u for u, here in state.units.items() if here.space == box and u not in state.removed
-                   and u not in named and state.unit_facts[u].type == "corps" and state.nation(u) == state.nation(army)]
+                   and u not in named and state.unit_facts[u].type == "corps" and _may_stand_in(state, army, u)]
         if not waiting:
             return
         raise IllegalOrder(f"{', '.join(sorted(waiting))} in the eliminated box come before the Reserve Box",
@@ -178,6 +203,8 @@ def _lose_step(state: PogState, side: str, army: str) -> None:
 
 def _check_placeable(state: PogState, side: str, army: str, space: str) -> None:
     """9.2.8.2: placed as a reinforcement (9.5.3.3) and then redeployed to the space."""
+    if state.nation(army) == "ru" and state.map.map[state.map.index[space]] == "neareast":
+        raise IllegalOrder(f"{army} may not be placed on the Near East map", rule="9.2.8.2", field="merge")
     starts = replacements.army_placements(state, army)
     if not any(start == space or sr.route(state, side, army, start, space) for start in starts):
         raise IllegalOrder(f"{army} could not be placed as a reinforcement and redeployed to "

@@ -102,7 +102,7 @@ def roll_last(state: PogState, dice, default_first: str) -> None:
     if additional.roll_last(state, dice):
         state.action = {"closing": True}
         return
-    _end_round(state, default_first)
+    _end_round(state, default_first, last=True)
 
 
 def next_action(state: PogState, default_first: str, closing: bool = False) -> None:
@@ -110,7 +110,7 @@ def next_action(state: PogState, default_first: str, closing: bool = False) -> N
     chance of 8.2.4), or, after the extra action of 8.2.4, the turn."""
     first = additional.first_side(state, default_first)
     if closing:
-        _end_round(state, default_first)
+        _end_round(state, default_first, last=True)
     elif state.active == first:
         state.active = enemy(first)
     elif state.round < war.rounds_per_turn(state) or not additional.offer_last(state, first):
@@ -120,18 +120,26 @@ def next_action(state: PogState, default_first: str, closing: bool = False) -> N
 def pass_last(state: PogState, default_first: str) -> None:
     """8.2.4: the first side declines the extra action."""
     state.action = {}
-    _end_round(state, default_first)
+    _end_round(state, default_first, last=True)
 
 
-def _end_round(state: PogState, default_first: str) -> None:
+def _end_round(state: PogState, default_first: str, last: bool = False) -> None:
+    """The round ends; after the last one (or the extra action of 8.2.4, `last`, even if a level
+    raised at its end added a round, R102) the turn's end: the RP events of R76, the Mandated
+    Political Action with its supply step, then the mandated economic actions (R103)."""
+    from . import replacements
+
     state.active = additional.first_side(state, default_first)
     state.round += 1
     state.retreated = set()  # base 12.1.2, 12.5.6 count retreats within a round
     card_zones.end_round(state)
     events.expire(state, "round")
-    if state.round > war.rounds_per_turn(state):  # R41
-        state.round = war.rounds_per_turn(state)  # the turn's end belongs to its last round
+    if last or state.round > war.rounds_per_turn(state):  # R41
+        state.round -= 1  # the turn's end belongs to its last round
+        replacements.turn_end(state)
         mandated.political(state)
+        supply.oos_step(state)
+        sync_control_vp(state)
         _mandated_actions(state, default_first, done=None)
 
 
@@ -149,14 +157,12 @@ def _mandated_actions(state: PogState, default_first: str, done: str | None) -> 
 
 
 def _end_turn(state: PogState, default_first: str) -> None:
-    """base 6 E, R76, R78; then the next turn opens with its Mandated Offensive Phase (7.1.1)."""
-    from . import replacements
-
+    """base 6 E, R78; then the next turn opens with its Mandated Offensive Phase (7.1.1)."""
+    sync_control_vp(state)
     scenario = victory.scenario_kind(state)
     _record(state, victory.war_status_phase(state, None, scenario))
     if result(state) is not None:
         return  # base 6 H: the turn marker stays where the war ended
-    replacements.turn_end(state)
     card_zones.end_turn(state, mandated.front_discard())
     events.expire(state, "turn")
     state.events.discard(additional.ALLIES_FIRST)
