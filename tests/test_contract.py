@@ -324,21 +324,24 @@ def test_a_player_moves_with_lists_typed_as_on_the_board(pog_game):
     assert "ge_8_army" in json.dumps(json.loads(out)), out
 
 
-def test_the_edit_template_is_valid_toml_listing_the_legal_orders(pog_game, tmp_path):
-    """The editor opens a template that parses as TOML as it stands; uncommenting an example is an order."""
-    bob = pog_game / "bob"
+def edit_as_bob(pog_game, tmp_path, script: str) -> tuple[int, str, str]:
+    """`pbem move --edit` by bob with an editor that keeps a copy of the template and then runs
+    `script` on the file (its lines, Python); returns the exit code, stderr and the template."""
     kept = tmp_path / "template.toml"
     editor = tmp_path / "editor.py"
-    editor.write_text(
-        "import shutil, sys\n"
-        f"shutil.copy(sys.argv[1], {str(kept)!r})\n"
+    editor.write_text(f"import shutil, sys\nshutil.copy(sys.argv[1], {str(kept)!r})\n{script}")
+    code, _, err = run_cli(["move", "--edit"], pog_game / "bob", home=pog_game / "home" / "bob",
+                           env={**cli_env(pog_game / "home" / "bob"), "EDITOR": f"{sys.executable} {editor}"})
+    return code, err, kept.read_text() if kept.exists() else ""
+
+
+def test_the_edit_template_is_valid_toml_listing_the_legal_orders(pog_game, tmp_path):
+    """The editor opens a template that parses as TOML as it stands; uncommenting an example is an order."""
+    code, err, template = edit_as_bob(pog_game, tmp_path, (
         "text = open(sys.argv[1]).read()\n"
         "text += '\\n[[orders]]\\nkind = \"activate\"\\nspaces = [\"aachen\"]\\n[[orders]]\\nkind = \"pass\"\\n'\n"
-        "open(sys.argv[1], 'w').write(text)\n")
-    code, _, err = run_cli(["move", "--edit"], bob, home=pog_game / "home" / "bob",
-                             env={**cli_env(pog_game / "home" / "bob"), "EDITOR": f"{sys.executable} {editor}"})
+        "open(sys.argv[1], 'w').write(text)\n"))
     assert code == 0, err
-    template = kept.read_text()
     assert tomllib.loads(template) == {}
     assert "Central Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass" in template
     assert '# kind = "activate"\n# spaces = [\n#     "aachen",\n#     "koblenz",\n# ]' in template
@@ -348,25 +351,17 @@ def test_the_edit_template_is_valid_toml_listing_the_legal_orders(pog_game, tmp_
 def test_the_edit_template_offers_whole_orders_the_position_accepts(pog_game, tmp_path):
     """Item 11: the ruleset's suggestions head the template; uncommenting the first one as it is
     gives an order that is signed."""
-    bob = pog_game / "bob"
-    kept = tmp_path / "template.toml"
-    editor = tmp_path / "editor.py"
-    editor.write_text(
-        "import shutil, sys\n"
-        f"shutil.copy(sys.argv[1], {str(kept)!r})\n"
+    code, err, template = edit_as_bob(pog_game, tmp_path, (
         "lines = open(sys.argv[1]).read().splitlines()\n"
         "start = lines.index('# [[orders]]')\n"
         "end = lines.index('', start)\n"
         "picked = [line[2:] for line in lines[start:end] if not line.startswith('##')]\n"
-        "open(sys.argv[1], 'w').write('\\n'.join(picked) + '\\n')\n")
-    code, _, err = run_cli(["move", "--edit"], bob, home=pog_game / "home" / "bob",
-                           env={**cli_env(pog_game / "home" / "bob"), "EDITOR": f"{sys.executable} {editor}"})
+        "open(sys.argv[1], 'w').write('\\n'.join(picked) + '\\n')\n"))
     assert code == 0, err
-    template = kept.read_text()
     assert "## Orders the position accepts now (" in template
     first = template.split("## Orders the position accepts now")[1].split("# [[orders]]")[1]
     assert first.startswith('\n# kind = "pass"'), first
-    entry = tomllib.loads((bob / "entries" / "000002.toml").read_text())
+    entry = tomllib.loads((pog_game / "bob" / "entries" / "000002.toml").read_text())
     assert entry["orders"] == [{"kind": "pass"}]
 
 
