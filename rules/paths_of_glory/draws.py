@@ -1,4 +1,4 @@
-"""The draw step (8.1.6; R99-R102) and the draw bought with a VP (8.1.3).
+"""The draw step (8.1.6; R99-R101, R103) and the draw bought with a VP (8.1.3).
 
 Once hands are dealt, each action's activity is followed by its draw step: the active side
 recycles one card (`recycle`, 8.1.6.1), asks to draw (`draw`, 8.1.6.2), or does neither (`pass`).

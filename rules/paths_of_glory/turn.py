@@ -4,9 +4,12 @@ action and of each turn, and the game's result.
 An action's activity is followed by the supply step (8.1.5, 14.3.5), the draw step once hands are
 dealt (8.1.6, draws.py) and the War Commitment Level step (16.1.2, 8.1.7); a level that brings in
 new cards shuffles them in at the roll point of the entry that raised it (16.1.3-16.1.4, R99).
-After the last action of a turn come the War Status Phase (base 6 E: VP table, MO penalty,
-automatic victory, armistice, the last turn; victory.py) and the turn-end events of R76;
-the next turn's Mandated Offensive Phase (7.1.1) is rolled at the roll point of that same entry.
+Each action closes with the die of an additional action if a card was discarded for one (8.2.2,
+additional.py); the last round with the first side's chance of one more (8.2.4). After the last
+action of a turn come the RP events of R76, the mandated actions (R103, mandated.py), the War
+Status Phase (base 6 E: VP table, MO penalty, automatic victory, armistice, the last turn;
+victory.py); the next turn's Mandated Offensive Phase (7.1.1) is rolled at the roll point of the
+entry that ends the turn, and the Allies may then discard to act first (8.2.1).
 The first turn's is rolled at the roll point of an `offensives` entry of the first player, since
 no earlier entry exists to carry it (R81).
 
