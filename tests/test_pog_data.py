@@ -71,8 +71,8 @@ def test_counts(pog, units, setup):
     assert len(units) == 191
     # 112 pieces and 24 trenches in the reference set-up; neutral nations' apart
     assert len(setup.units) == 83
-    assert len(setup.on_entry) == 29
-    assert len(setup.units) + len(setup.on_entry) == 112
+    assert len(setup.on_entry) == 32  # the reference's 29 and the set-up chart's three Greek corps
+    assert len(setup.units) + len(setup.on_entry) == 115
     assert len(setup.trenches) == 17
     assert len(setup.on_entry_trenches) == 7
 
@@ -181,7 +181,12 @@ def test_setup_facts(setup):
     assert entry["it_1_army"].space == "verona" and entry["it_1_army"].reduced
     assert entry["it_1_army"].nation == "it"
     assert entry["tu_corps_1"].space == "constantinople"
-    assert {p.nation for p in setup.on_entry} == {"it", "tu", "bu", "ro"}
+    assert {p.nation for p in setup.on_entry} == {"it", "tu", "bu", "ro", "gr"}
+    greek = {p.unit: p.space for p in setup.on_entry if p.nation == "gr"}
+    assert greek == {"gr_corps_1": "florina", "gr_corps_2": "larisa", "gr_corps_3": "athens"}  # set-up chart
+    free = {f.nation: (f.units, f.not_in) for f in setup.on_entry_free}
+    assert free == {"bu": (("bu_corps_3", "bu_corps_4", "bu_corps_5", "bu_corps_6"), ("sofia",)),
+                    "ro": (("ro_corps_3", "ro_corps_4", "ro_corps_5", "ro_corps_6"), ("bucharest",))}
     assert set(setup.neutral_nations) == {"bu", "gr", "it", "ro", "tu", "us"}
     trenches = {(t.space, t.level, t.faction) for t in setup.trenches}
     assert {("metz", 1, "cp"), ("konigsberg", 1, "cp"), ("paris", 1, "ap"), ("basra", 1, "ap")} <= trenches
@@ -428,7 +433,7 @@ def test_every_setup_row_matches_reference(pog, units, setup):
         )
         left.remove(match)
         assert units[match.unit].nation == row["nation"]
-    assert not left
+    assert {p.unit for p in left} == {"gr_corps_1", "gr_corps_2", "gr_corps_3"}  # the set-up chart's, not the list's
     trench_rows = {(r["space"], int(r["reduced"].split()[-1]), r["faction"]) for r in rows if r["kind"] == "trench"}
     ours = {(names[t.space], t.level, t.faction) for t in setup.trenches + setup.on_entry_trenches}
     assert ours == trench_rows and len(trench_rows) == 24

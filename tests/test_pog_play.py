@@ -19,7 +19,8 @@ CASES = (load_cases("combat.toml") + load_cases("turn.toml") + load_cases("trenc
          + load_cases("operations.toml") + load_cases("card_plays.toml") + load_cases("sr.toml")
          + load_cases("events.toml") + load_cases("reinforcements.toml") + load_cases("draws.toml")
          + load_cases("additional.toml") + load_cases("mandated.toml")
-         + load_cases("reorganize.toml") + load_cases("ops_events.toml"))
+         + load_cases("reorganize.toml") + load_cases("ops_events.toml")
+         + load_cases("neutral_entry.toml"))
 
 
 @pytest.mark.parametrize("case", [c for _, c in CASES], ids=[name for name, _ in CASES])

@@ -517,14 +517,36 @@ SETUP_HEADER = """\
 #   space or box id in map.toml), reduced (true when it starts reduced; absent otherwise).
 # [[trenches]]: a trench at the start: space, level, faction ("ap" or "cp").
 # [[on_entry]]: a neutral nation's unit and where it sets up when that nation enters the war:
-#   nation, unit, space, reduced. Only placements the reference gives are listed: Greece's corps
-#   and the Bulgarian and Romanian corps set up in "any other" spaces of their nation are not.
+#   nation, unit, space, reduced. The Greek corps come from the rulebook's set-up chart, which the
+#   reference's set-up list leaves out.
+# [[on_entry_free]]: corps the entering side places itself (the set-up chart's "any other 4
+#   spaces ... 1 Corps each space"): nation, units (the corps), not_in (the spaces the chart
+#   names for the nation's other corps), rule.
 # [[on_entry_trenches]]: a trench placed when the nation owning its space enters the war:
 #   nation, space, level, faction.
 #
 # [variants.<id>]: set-up changes of a map variant (map.toml): `move` entries
 #   { unit, space, rule } put a unit elsewhere, keeping its other fields.
 """
+
+
+# The set-up chart (rulebook, end of the set-up section) for what the reference's set-up list lacks:
+# the Greek corps, and the corps of Bulgaria and Romania each placed "in any other" space of the
+# nation, one a space.
+GREEK_ENTRY = (("gr_corps_1", "Florina"), ("gr_corps_2", "Larisa"), ("gr_corps_3", "Athens"))
+FREE_ENTRY = (("bu", "set-up chart: any other 4 spaces in Bulgaria, 1 corps each"),
+              ("ro", "set-up chart: any other 4 spaces in Romania, 1 corps each"))
+FREE_ENTRY_CORPS = 4
+
+
+def free_entry(nation: str, rule: str, on_entry: list[dict], unit_keys: list[str]) -> dict:
+    """The nation's next four corps, placed by the entering side away from its listed spaces."""
+    listed = [p["unit"] for p in on_entry if p["nation"] == nation]
+    corps = [k for k in unit_keys if k.startswith(f"{nation}_corps_") and k not in listed][:FREE_ENTRY_CORPS]
+    if len(corps) != FREE_ENTRY_CORPS:
+        raise SystemExit(f"{nation}: too few corps pieces for the set-up chart's free placements")
+    spaces = sorted({p["space"] for p in on_entry if p["nation"] == nation})
+    return {"nation": nation, "units": corps, "not_in": spaces, "rule": rule}
 
 
 def build_setup(ref: Path, facts: MapFacts, units: list[tuple[str, dict]]) -> str:
@@ -580,6 +602,7 @@ def build_setup(ref: Path, facts: MapFacts, units: list[tuple[str, dict]]) -> st
                 trenches.append(trench)
         else:
             raise SystemExit(f"set-up row kind {row['kind']!r} not understood")
+    on_entry += [{"nation": "gr", "unit": unit, "space": space(name)} for unit, name in GREEK_ENTRY]
 
     def array(name: str, items: list[dict], comment: str | None = None) -> list[str]:
         lines = [f"# {comment}"] if comment else []
@@ -592,6 +615,7 @@ def build_setup(ref: Path, facts: MapFacts, units: list[tuple[str, dict]]) -> st
     out += array("trenches", trenches)
     out += array("on_entry", on_entry)
     out += array("on_entry_trenches", on_entry_trenches)
+    out += array("on_entry_free", [free_entry(nation, rule, on_entry, unit_keys) for nation, rule in FREE_ENTRY])
     for key, comment, moves in SETUP_VARIANTS:
         out += [*comment_lines(comment), f"[variants.{key}]", "move = ["]
         out += [f"  {{ unit = {toml_value(u)}, space = {toml_value(s)}, rule = {toml_value(r)} }},"

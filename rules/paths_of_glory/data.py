@@ -196,6 +196,16 @@ class Trench(NamedTuple):
     nation: str | None = None
 
 
+class FreeEntry(NamedTuple):
+    """Corps the side bringing a neutral nation in places itself, one in each of as many of the
+    nation's spaces, none of them one of `not_in` (the set-up chart's "any other" spaces)."""
+
+    nation: str
+    units: tuple[str, ...]
+    not_in: tuple[str, ...]
+    rule: str
+
+
 class Setup(NamedTuple):
     """The 1914 set-up: units and trenches at the start, and those placed on a neutral's entry."""
 
@@ -204,6 +214,7 @@ class Setup(NamedTuple):
     trenches: tuple[Trench, ...]
     on_entry: tuple[Placement, ...]
     on_entry_trenches: tuple[Trench, ...]
+    on_entry_free: tuple[FreeEntry, ...] = ()
 
 
 def _read(name: str) -> dict:
@@ -407,4 +418,6 @@ def _load_setup(variants: frozenset[str]) -> Setup:
         trenches=tuple(Trench(**raw) for raw in data.get("trenches", [])),
         on_entry=tuple(sections["on_entry"]),
         on_entry_trenches=tuple(Trench(**raw) for raw in data.get("on_entry_trenches", [])),
+        on_entry_free=tuple(FreeEntry(raw["nation"], tuple(raw["units"]), tuple(raw["not_in"]), raw["rule"])
+                            for raw in data.get("on_entry_free", [])),
     )

@@ -17,7 +17,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import cards, combat_cards, hands, offensives, reinforcements, replacements, war
+from . import cards, combat_cards, hands, neutral_entry, offensives, reinforcements, replacements, war
 from .state import PogState
 
 TWO_EVENT_CARD = "cp08"  # R09: with Vesting Holland, Race to the Sea leaves the card for Invasion Holland
@@ -45,7 +45,12 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
     entry = catalogue()[card]
     _check_window(state, card, entry)
     marker = entry.get("marker")
-    events = war.record_event(state, marker) if marker in TRACK_EVENTS else _put_in_effect(state, entry)
+    if entry.get("enters"):  # base 9.5.2: a neutral nation's entry
+        events = neutral_entry.enter(state, entry["enters"], list(place or []), entry["rule"])
+    elif marker in TRACK_EVENTS:
+        events = war.record_event(state, marker)
+    else:
+        events = _put_in_effect(state, entry)
     for ended in entry.get("ends", []):
         state.events.discard(ended)
     event_id = cards.catalogue()[card].get("event")

@@ -73,7 +73,17 @@ def _activations(state: PogState, side: str, ops: int, paid: dict) -> list[dict]
 
 def _placements(state: PogState, card: str) -> list[list[str]]:
     """A reinforcement card's armies each placed in the first space 9.5.3.3 allows it (none if one
-    has no space)."""
+    has no space); a neutral entry card's free corps in the first spaces the chart leaves open."""
+    from . import events
+    from .data import load_setup
+
+    nation = events.catalogue().get(card, {}).get("enters")
+    if nation:
+        free = next((f for f in load_setup(state.variants).on_entry_free if f.nation == nation), None)
+        pog = state.map
+        spaces = [pog.ids[i] for i in range(len(pog)) if pog.nation[i] == nation and pog.ids[i] not in free.not_in] \
+            if free else []
+        return [[f"{unit}:{space}" for unit, space in zip(free.units, spaces, strict=False)]] if free else []
     armies = [unit for unit in cards.catalogue()[card].get("reinforcements", {}).get("units", [])
               if state.unit_facts[unit].type == "army"]
     places = []
