@@ -18,7 +18,8 @@ REFERENCE = ROOT.parent / "shared" / "reference" / "paths_of_glory"
 needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="no ../shared/reference folder")
 
 KEYS = {"rule", "marker", "lasts", "after", "after_until", "before", "first_turn", "last_turn", "ends", "vp",
-        "requires", "procedure", "note", "operations", "shows_hand", "enters"}
+        "requires", "procedure", "note", "operations", "shows_hand", "enters", "level_below", "combined_at_least",
+        "trench", "vp_while_neutral"}
 LASTS = {"turn", "round"}
 CARD_ID = re.compile(r"(ap|cp)\d{2}")
 LEFT_OUT_LINE = re.compile(r"# ((?:ap|cp)\d{2}) (\S.*)")

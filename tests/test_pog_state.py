@@ -116,16 +116,20 @@ def test_stacks_moved_by_separate_orders_besiege_together_when_the_action_ends()
     assert state.forts["verdun"] == "besieged" and state.active == "ap"
 
 
-def test_a_movement_action_that_cannot_besiege_is_refused_when_it_ends():
-    """R39: while the corps in Sedan may still move, two corps alone in Verdun wait for the end of
-    the action, and the pass is refused; the other corps may still join them."""
+def test_moves_that_leave_a_siege_short_are_taken_back_when_the_action_ends():
+    """R39, R109: while the corps in Sedan may still move, two corps alone in Verdun wait for the
+    end of the action, and a plain pass is refused; the other corps may still join them. Ended
+    with take_back, the two go back to Metz, as an illegal move is taken back on the board."""
     state = _verdun_position()
     for order in ({"kind": "activate", "spaces": ["sedan", "metz"]},
                   {"kind": "move", "units": ["ge_corps_2", "ge_corps_3"], "path": ["verdun"]}):
         state = ruleset.apply(state, "cp", order)
     with pytest.raises(IllegalOrder) as refused:
         ruleset.apply(positions.copy(state), "cp", {"kind": "pass"})
-    assert refused.value.rule == "15.2.1"
+    assert refused.value.rule == "15.2.1" and "take_back=true" in str(refused.value)
+    ended = ruleset.apply(positions.copy(state), "cp", {"kind": "pass", "take_back": True})
+    assert {ended.units[u].space for u in ("ge_corps_2", "ge_corps_3")} == {"metz"}
+    assert ended.forts["verdun"] == "intact" and ended.active == "ap"
     ruleset.apply(state, "cp", {"kind": "move", "units": ["ge_corps_1"], "path": ["verdun"]})
     ruleset.apply(state, "cp", {"kind": "pass"})
     assert state.forts["verdun"] == "besieged"

@@ -17,6 +17,7 @@ from . import cards, hands, replacements
 from .state import PogState
 
 AUTOMATIC_RP = 1  # 8.1.4
+INFLUENZA = "influenza"  # AP card 65: no RP action for the rest of the turn (R108)
 
 
 def _last_rp_round(state: PogState, side: str) -> tuple[int, int]:
@@ -25,6 +26,8 @@ def _last_rp_round(state: PogState, side: str) -> tuple[int, int]:
 
 def play_rp(state: PogState, side: str, order: Mapping) -> list[dict]:
     """`rp card=cp12` (the card's RPs) or `rp rp=ge` (the automatic RP 1, of the type named)."""
+    if INFLUENZA in state.events:
+        raise IllegalOrder("Influenza: no RP action for the rest of the turn", rule="R108", field="kind")
     if order.get("card"):
         card = hands.card_from_hand(state, side, str(order["card"]), "9.1.3")
         if _last_rp_round(state, side) == (state.turn, state.round - 1):

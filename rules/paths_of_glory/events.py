@@ -44,6 +44,9 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
         return events
     entry = catalogue()[card]
     _check_window(state, card, entry)
+    _check_standing(state, side, card, entry)
+    if entry.get("trench"):
+        trench_events = _place_trench(state, side, list(place or []))
     marker = entry.get("marker")
     if entry.get("enters"):  # base 9.5.2: a neutral nation's entry
         events = neutral_entry.enter(state, entry["enters"], list(place or []), entry["rule"])
@@ -56,7 +59,10 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
     event_id = cards.catalogue()[card].get("event")
     if event_id:  # R76 and 7.1.10-7.1.11: what playing this event does to RPs and MOs in effect
         events += replacements.event_played(state, event_id) + offensives.event_played(state, event_id)
-    events += war.add_vp(state, entry.get("vp", 0), entry["rule"], "event played")
+    if entry.get("trench"):
+        events += trench_events
+    neutral = sum(vp for nation, vp in entry.get("vp_while_neutral", {}).items() if nation not in state.at_war)
+    events += war.add_vp(state, entry.get("vp", 0) + neutral, entry["rule"], "event played")
     if cards.catalogue()[card].get("war_status"):
         events += war.add_war_status(state, side, cards.catalogue()[card]["war_status"])
     _discard(state, side, card)
@@ -109,6 +115,38 @@ def _check_window(state: PogState, card: str, entry: Mapping) -> None:
         raise IllegalOrder(f"{label} may not be played after {', '.join(present)}", rule="base 9.5.1", field="card")
     if not entry.get("first_turn", 1) <= state.turn <= entry.get("last_turn", state.turn):
         raise IllegalOrder(f"{label} may not be played in {state.turn_label}", rule="base 9.5.1", field="card")
+
+
+def _check_standing(state: PogState, side: str, card: str, entry: Mapping) -> None:
+    """The conditions on the war's standing: a commitment level not yet reached, a combined war
+    status reached."""
+    below = entry.get("level_below")
+    if below and cards.LEVELS.index(state.commitment[side]) >= cards.LEVELS.index(below):
+        raise IllegalOrder(f"{cards.label(card)} is not played at {state.commitment[side]} war", rule="base 9.5.1",
+                           field="card")
+    if war.combined_war_status(state) < entry.get("combined_at_least", 0):
+        raise IllegalOrder(f"{cards.label(card)} needs a combined war status of {entry['combined_at_least']}",
+                           rule="base 9.5.1", field="card")
+
+
+def _place_trench(state: PogState, side: str, place: list) -> list[dict]:
+    """Entrench (R108): a level 1 trench in the space named, which holds a supplied army of the side."""
+    from . import supply
+    from .movement import space_named
+
+    if len(place) != 1:
+        raise IllegalOrder("name the one space that gets the level 1 trench: place=SPACE", rule="base 11.2.1",
+                           field="place")
+    space = space_named(state, str(place[0]), "place[0]", "base 11.2.1")
+    computed = supply.compute(state)
+    armies = [u for u in state.units_in(space) if state.faction(u) == side and state.unit_facts[u].type == "army"
+              and computed.status(u) != "out"]
+    if not armies:
+        raise IllegalOrder(f"{state.map.name_of(space)} holds no supplied army of yours", rule="base 11.2.1",
+                           field="place[0]")
+    if state.trenches.get(space, 0) == 0:
+        state.trenches[space], state.trench_owner[space] = 1, side
+    return [{"kind": "trench", "space": space, "level": state.trenches[space], "rule": "base 11.2.1"}]
 
 
 def _put_in_effect(state: PogState, entry: Mapping) -> list[dict]:

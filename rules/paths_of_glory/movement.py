@@ -288,6 +288,7 @@ def move(state: PogState, side: str, order: Mapping, supplied: Callable[[str], b
     if activation.side != side:
         raise IllegalOrder("the activation belongs to the other side", rule="8.1.4")  # the active side's action
     steps = _parse(state, order)
+    origins = {step.unit: state.units[step.unit].space for step in steps if step.unit in state.units}
     snap = _snapshot(state)
     try:
         progress = _move(state, side, steps, supplied, activation, judge=pending is None, italy_19_2=italy_19_2)
@@ -297,7 +298,31 @@ def move(state: PogState, side: str, order: Mapping, supplied: Callable[[str], b
     activation.moved |= progress.moved
     if pending is not None:
         _remember(pending, progress)
+        kept = pending.setdefault("origins", {})
+        kept.update({unit: space for unit, space in origins.items() if unit in progress.moved and unit not in kept})
     return progress.events
+
+
+def take_back(state: PogState, side: str, pending: dict) -> list[dict]:
+    """R109: the `pass take_back=true` that ends a movement action takes back the moves that leave
+    a siege short, as on the board: units that entered an unbesieged enemy fort space without besieging it return
+    where they came from; besiegers that left a fort space that was besieged, leaving too few,
+    return to it. So the end of an action never waits on moves nobody can make."""
+    events, origins = [], pending.get("origins", {})
+    for space in pending.get("fort_spaces", []):
+        present = forts.besiegers(state, space)
+        if not present or forts.meets_siege(state, space, present):
+            continue
+        entered = [u for u in pending.get("entered_unbesieged", {}).get(space, []) if state.units[u].space == space]
+        left = [u for u, start in origins.items() if start == space and state.units[u].space != space]
+        back = {u: origins[u] for u in entered if u in origins} if entered else {u: space for u in left}
+        for unit, where in back.items():
+            state.units[unit].space = where
+        if back:
+            state.forts[space] = pending["forts_at_start"].get(space, state.forts.get(space))
+            pending["touched"] = sorted(set(pending.get("touched", [])) | set(back.values()))
+            events.append({"kind": "taken_back", "space": space, "units": sorted(back), "rule": "R109"})
+    return events
 
 
 def judge_action(state: PogState, side: str, pending: Mapping) -> list[dict]:
@@ -541,9 +566,10 @@ def _check_siege(state: PogState, space: str, progress: _Progress) -> None:
     if progress.entered_unbesieged.get(space):
         raise IllegalOrder(
             f"the units entering {name} cannot besiege its fort: that takes an army or {lf} "
-            f"corps entering in one action ({', '.join(present)} would be there)",
-            rule="15.2.1", field="moves")
+            f"corps entering in one action ({', '.join(present)} would be there); move more in, or end "
+            "with pass take_back=true (R109)", rule="15.2.1", field="moves")
     if progress.forts_at_start.get(space) == "besieged":
         raise IllegalOrder(
             f"{name} would be occupied but no longer besieged ({', '.join(present)} left there; "
-            f"a siege needs an army or {lf} corps)", rule="15.2.4", field="moves")
+            f"a siege needs an army or {lf} corps); end with pass take_back=true to take the moves back "
+            "(R109)", rule="15.2.4", field="moves")

@@ -222,7 +222,7 @@ class PathsOfGlory(Ruleset[PogState]):
             self._activate(state, order, event_ops=state.action["ops"])
         elif kind == "pass":
             if in_movement:
-                self._end_movement(state)
+                self._end_movement(state, bool(order.get("take_back")))
             elif not state.action.get("kind"):  # a pass action (8.1.4)
                 next_step(state, draw=self._entitlement(state, kind, order))
             if state.action.get("entrench"):  # base 11.2.2: rolled after all movement (R83)
@@ -240,12 +240,16 @@ class PathsOfGlory(Ruleset[PogState]):
         sync_control_vp(state)
         return state
 
-    def _end_movement(self, state: PogState) -> None:
-        """The end-of-movement tests, once, for every stack moved (base 10.1.2, 11.1.8, R39)."""
+    def _end_movement(self, state: PogState, take_back: bool = False) -> None:
+        """The end-of-movement tests, once, for every stack moved (base 10.1.2, 11.1.8, R39); with
+        `pass take_back=true` the moves that leave a siege short are taken back first (R109)."""
         from . import movement
 
         if not state.action.get("attacked_spaces"):
-            movement.judge_action(state, state.active, state.action.get("pending", {}))
+            pending = state.action.get("pending", {})
+            if take_back:
+                movement.take_back(state, state.active, pending)
+            movement.judge_action(state, state.active, pending)
 
     def _attack(self, state: PogState, order: Mapping) -> None:
         """base 9.2.9, 12.2.2: a combat after all movement; its dice at this entry's roll point."""

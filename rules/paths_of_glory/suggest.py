@@ -114,7 +114,7 @@ def _enemy_spaces(state: PogState, side: str) -> set[str]:
 
 def _movement(state: PogState, side: str) -> list[dict]:
     activation = movement.Activation.load(state.action["activation"])
-    pog, orders = state.map, list[dict]([{"kind": "pass"}])
+    pog, orders = state.map, list[dict]([{"kind": "pass"}, {"kind": "pass", "take_back": True}])
     if not state.action.get("attacked_spaces"):
         for space in sorted(activation.move):
             units = [u for u in state.units_in(space) if state.faction(u) == side and u not in activation.moved]
