@@ -2,7 +2,7 @@
 roll in the log, the Russian off-map boxes, and the options `pbem rules` offers.
 
 The CLI tests run on a copy of examples/paths-of-glory-1914 (the demo game: the German 1st Army
-besieges Liege, and its siege roll at seq 5 is a 4, less 2 in August 1914).
+besieges Liege, and its siege roll at seq 5 is a 3, less 2 in August 1914).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_show_map_refuses_an_unknown_nation_and_names_the_nearest(example):
 # ---------------------------------------------------------------------------- the siege roll (15.3)
 
 def test_the_siege_roll_says_its_arithmetic_and_whether_the_fort_fell(example):
-    said = "siege of Liege: 4 − 2 = 2, not above 3: Liege holds"
+    said = "siege of Liege: 3 − 2 = 1, not above 3: Liege holds"
     code, out, err = pbem(example, "verify", "--roll", "5", "--json")
     assert code == 0, err
     assert [draw["purpose"] for draw in json.loads(out)["draws"]] == [said]

@@ -21,6 +21,7 @@ from . import cards as deck_cards
 from .state import PogState
 
 USAGE = ("round_used", "turn_used")  # marks beside a card's place, not places
+USED = "used:"  # in state.events, with a combat card's event id: it has been used in a combat (R110)
 PLACES = ("ap_front", "cp_front", "ap_discard", "cp_discard", "removed")
 
 
@@ -72,6 +73,7 @@ def use(state: PogState, name: str, once_per_turn: bool) -> None:
 
 def unuse(state: PogState, card: str) -> None:
     """A card that counts as not played (Alberich) is free again."""
+    state.events.discard(USED + card)
     for name in USAGE:
         if key(card) in zone(state, name):
             state.cards[name].remove(key(card))

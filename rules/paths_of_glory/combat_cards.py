@@ -279,6 +279,7 @@ def use(state: PogState, names: Iterable[str]) -> None:
     for name in names:
         if name in catalogue():
             card_zones.use(state, name, bool(catalogue()[name].get("once_per_turn")))
+            state.events.add(card_zones.USED + name)  # for the events played only after it (R110)
         elif markers()[name].get("once"):
             card_zones.use(state, name, False)
         for marker_id, marker in markers().items():

@@ -17,7 +17,7 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import cards, combat_cards, hands, neutral_entry, offensives, reinforcements, replacements, war
+from . import card_zones, cards, combat_cards, hands, neutral_entry, offensives, reinforcements, replacements, war
 from .state import PogState
 
 TWO_EVENT_CARD = "cp08"  # R09: with Vesting Holland, Race to the Sea leaves the card for Invasion Holland
@@ -105,6 +105,10 @@ def _check_window(state: PogState, card: str, entry: Mapping) -> None:
     label = cards.label(card)
     needed = entry.get("after", []) if state.turn <= entry.get("after_until", state.turn) else []
     missing = [event for event in needed if event not in state.events]
+    used = entry.get("after_used", [])
+    if used and not any(card_zones.USED + name in state.events for name in used):
+        raise IllegalOrder(f"{label} is played only after {' or '.join(used)} has been used in a combat",
+                           rule="base 9.5.1", field="card")
     present = [event for event in entry.get("before", []) if event in state.events]
     marker = entry.get("marker")
     if marker and marker not in TRACK_EVENTS and marker in state.events and not entry.get("lasts"):
@@ -163,6 +167,18 @@ def _discard(state: PogState, side: str, card: str) -> None:
     if card == TWO_EVENT_CARD and "vesting_holland" in state.variants and INVASION_HOLLAND not in state.events:
         starred = False
     hands.play_to_discard(state, side, card, "removed" if starred else "discard")
+
+
+def lapse_after_action(state: PogState, side: str) -> list[dict]:
+    """R110: at the end of an action of `side`, the other side's markers that last until then
+    lapse, with their VP (High Seas Fleet)."""
+    found = []
+    for card, entry in catalogue().items():
+        marker = entry.get("marker")
+        if entry.get("lasts") == "enemy_action" and marker in state.events and cards.catalogue()[card]["side"] != side:
+            state.events.discard(marker)
+            found += war.add_vp(state, entry.get("vp_on_lapse", 0), entry["rule"], f"{marker} lapsed")
+    return found
 
 
 def expire(state: PogState, scope: str) -> None:

@@ -37,13 +37,16 @@ MOLTKE, MOLTKE_NATIONS = "moltke", {"be", "fr"}  # AP card 9 (event ids as in ca
 SUD_ARMY = "sud_army"  # CP card 10
 ELEVENTH_ARMY, ELEVENTH_ARMY_UNIT = "eleventh_army", "ge_11_army"  # CP card 29: with CP corps, one unit
 MEF_ARMY, MEF_ARMY_COST, BEACH_CORPS_COST = "br_mef_army", 3, 1  # 9.2.7.1
+EVERYONE_INTO_BATTLE, ONE_NATION_WEST = "everyone_into_battle", {"it", "fr", "be"}  # AP card 51
 MEF_AS_REINFORCEMENT = "mef_reinforcement"  # in state.events once the MEF came as in 9.5.3.4: no 9.2.7.1
 
 
 def _group(state: PogState, unit: str, space: str) -> str:
-    """The nationality a unit counts as for activation in this space (9.2.3)."""
+    """The nationality a unit counts as for activation in this space (9.2.3; Everyone Into Battle)."""
     nation = state.nation(unit)
     space_nation = state.map.nation[state.map.index[space]]
+    if EVERYONE_INTO_BATTLE in state.events and state.faction(unit) == "ap" and space_nation in ONE_NATION_WEST:
+        return "ap"  # AP card 51: one nationality in Italy, France and Belgium for the rest of the turn
     if space in AS_BRITISH.get(nation, ()):
         return "br"
     if nation == "us" and space_nation in FRENCH_WITH_US:

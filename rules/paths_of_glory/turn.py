@@ -74,6 +74,7 @@ def shuffle_in_decks(state: PogState, private, owners: dict[str, str], default_f
 def close_action(state: PogState, default_first: str) -> None:
     """base 5.4.1; the die for an additional action (8.2.2.1), at the roll point of this entry;
     then 8.2.3."""
+    events.lapse_after_action(state, state.active)
     sync_control_vp(state)
     _record(state, victory.end_after_action(state, victory.scenario_kind(state)))
     closing = {"closing": True} if state.action.get("closing") else {}
