@@ -20,8 +20,19 @@ AUTOMATIC_RP = 1  # 8.1.4
 INFLUENZA = "influenza"  # AP card 65: no RP action for the rest of the turn (R108)
 
 
-def _last_rp_round(state: PogState, side: str) -> tuple[int, int]:
-    return state.tracks.get(f"rp_card_turn_{side}", 0), state.tracks.get(f"rp_card_round_{side}", 0)
+def check_not_in_a_row(state: PogState, side: str, use: str, field: str = "card") -> None:
+    """base 9.3.3, 9.4.3: no card as SR (or as RP) if the side played one so in its previous
+    action round of this turn; `use` is "sr" or "rp"."""
+    last = state.tracks.get(f"{use}_card_turn_{side}", 0), state.tracks.get(f"{use}_card_round_{side}", 0)
+    if last == (state.turn, state.round - 1):
+        rule = "base 9.3.3" if use == "sr" else "base 9.4.3"
+        raise IllegalOrder(f"a card was played as {use.upper()} in your previous action round this turn", rule=rule,
+                           field=field)
+
+
+def record_play(state: PogState, side: str, use: str) -> None:
+    """A card played as SR or RP (or an event that counts as one, Salonika) in this round."""
+    state.tracks[f"{use}_card_turn_{side}"], state.tracks[f"{use}_card_round_{side}"] = state.turn, state.round
 
 
 def play_rp(state: PogState, side: str, order: Mapping) -> list[dict]:
@@ -30,12 +41,10 @@ def play_rp(state: PogState, side: str, order: Mapping) -> list[dict]:
         raise IllegalOrder("Influenza: no RP action for the rest of the turn", rule="R108", field="kind")
     if order.get("card"):
         card = hands.card_from_hand(state, side, str(order["card"]), "9.1.3")
-        if _last_rp_round(state, side) == (state.turn, state.round - 1):
-            raise IllegalOrder("a card was played as RP in your previous action round this turn", rule="base 9.4.3",
-                               field="card")
+        check_not_in_a_row(state, side, "rp")
         events = replacements.record_rps(state, side, dict(cards.catalogue()[card]["rp"]))
         hands.play_to_discard(state, side, card)
-        state.tracks[f"rp_card_turn_{side}"], state.tracks[f"rp_card_round_{side}"] = state.turn, state.round
+        record_play(state, side, "rp")
         return events
     rp = str(order.get("rp") or "")
     if not rp:

@@ -17,7 +17,18 @@ from functools import cache
 from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import card_zones, cards, combat_cards, hands, neutral_entry, offensives, reinforcements, replacements, war
+from . import (
+    card_plays,
+    card_zones,
+    cards,
+    combat_cards,
+    hands,
+    neutral_entry,
+    offensives,
+    reinforcements,
+    replacements,
+    war,
+)
 from .state import PogState
 
 TWO_EVENT_CARD = "cp08"  # R09: with Vesting Holland, Race to the Sea leaves the card for Invasion Holland
@@ -45,6 +56,8 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
     entry = catalogue()[card]
     _check_window(state, card, entry)
     _check_standing(state, side, card, entry)
+    if entry.get("counts_as"):  # base 9.3.3: Salonika counts as an SR play
+        card_plays.check_not_in_a_row(state, side, entry["counts_as"])
     if entry.get("trench"):
         trench_events = _place_trench(state, side, list(place or []))
     marker = entry.get("marker")
@@ -61,6 +74,12 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
         events += replacements.event_played(state, event_id) + offensives.event_played(state, event_id)
     if entry.get("trench"):
         events += trench_events
+    if entry.get("limited_entry"):
+        events += war.place_neutral(state, entry["limited_entry"], entry["rule"])
+    if entry.get("redeploy_to"):
+        events += _redeploy(state, side, entry["redeploy_to"], list(place or []))
+    if entry.get("counts_as"):
+        card_plays.record_play(state, side, entry["counts_as"])
     neutral = sum(vp for nation, vp in entry.get("vp_while_neutral", {}).items() if nation not in state.at_war)
     events += war.add_vp(state, entry.get("vp", 0) + neutral, entry["rule"], "event played")
     if cards.catalogue()[card].get("war_status"):
@@ -131,6 +150,33 @@ def _check_standing(state: PogState, side: str, card: str, entry: Mapping) -> No
     if war.combined_war_status(state) < entry.get("combined_at_least", 0):
         raise IllegalOrder(f"{cards.label(card)} needs a combined war status of {entry['combined_at_least']}",
                            rule="base 9.5.1", field="card")
+
+
+def _redeploy(state: PogState, side: str, move: Mapping, place: list) -> list[dict]:
+    """Salonika (R111): up to `most` corps of the nations named, from the map (in supply) or the
+    Reserve Box, straight to the space, within the stacking limit."""
+    from . import supply
+    from .movement import STACKING_LIMIT
+
+    target, units = move["space"], [str(unit) for unit in place]
+    if len(units) > move["most"] or len(set(units)) != len(units):
+        raise IllegalOrder(f"name up to {move['most']} corps, each once", rule="R111", field="place")
+    computed = supply.compute(state)
+    for index, unit in enumerate(units):
+        where = state.units.get(unit)
+        if where is None or state.unit_facts[unit].type != "corps" or state.nation(unit) not in move["nations"] \
+                or state.faction(unit) != side:
+            raise IllegalOrder(f"{unit!r} is not a {' or '.join(move['nations']).upper()} corps of yours",
+                               rule="R111", field=f"place[{index}]")
+        if where.space != f"{side}_reserve" and (where.space not in state.map.index or computed.status(unit) == "out"):
+            raise IllegalOrder(f"{unit} is neither in supply on the map nor in the Reserve Box", rule="R111",
+                               field=f"place[{index}]")
+    if len(state.units_in(target)) + len(units) > STACKING_LIMIT:
+        raise IllegalOrder(f"{state.map.name_of(target)} would hold more than {STACKING_LIMIT} units", rule="R111",
+                           field="place")
+    for unit in units:
+        state.units[unit].space = target
+    return [{"kind": "redeployed", "units": units, "to": target, "rule": "R111"}] if units else []
 
 
 def _place_trench(state: PogState, side: str, place: list) -> list[dict]:

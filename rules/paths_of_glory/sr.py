@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import cards, forts, hands, near_east_sr, replacements, supply
+from . import card_plays, cards, forts, hands, near_east_sr, replacements, supply
 from .movement import STACKING_LIMIT, may_cross, space_named
 from .state import PogState, enemy
 
@@ -41,7 +41,9 @@ def open_sr(state: PogState, side: str, card: str | None) -> dict:
     if not card:
         return {"kind": "sr", "points": AUTOMATIC_SR, "redeployed": []}
     played = hands.card_from_hand(state, side, card, "9.3.1")
+    card_plays.check_not_in_a_row(state, side, "sr")
     hands.play_to_discard(state, side, played)
+    card_plays.record_play(state, side, "sr")
     return {"kind": "sr", "points": cards.catalogue()[played]["sr"], "card": played, "redeployed": []}
 
 

@@ -138,6 +138,17 @@ def enter_war(state: PogState, nation: str, rule: str) -> list[dict]:
     return [{"kind": "enters_war", "nation": nation, "units": placed, "rule": rule}]
 
 
+def place_neutral(state: PogState, nation: str, rule: str) -> list[dict]:
+    """base 9.5.2.4 (limited Greek entry): the nation's set-up units are placed while it stays
+    neutral; nothing happens to units already placed."""
+    placed = []
+    for placement in load_setup(state.variants).on_entry:
+        if placement.nation == nation and placement.unit not in state.units:
+            state.units[placement.unit] = UnitState(placement.space, placement.reduced)
+            placed.append(placement.unit)
+    return [{"kind": "placed_neutral", "nation": nation, "units": placed, "rule": rule}]
+
+
 # ---------------------------------------------------------------------------------- war commitment
 
 def _level_rank(level: str) -> int:
