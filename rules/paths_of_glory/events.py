@@ -27,6 +27,7 @@ from . import (
     offensives,
     reinforcements,
     replacements,
+    unit_events,
     war,
 )
 from .state import PogState
@@ -41,6 +42,9 @@ TRACK_EVENTS = frozenset({war.ZIMMERMANN, war.OVER_THERE, war.FOURTEEN_POINTS, w
 @cache
 def catalogue() -> Mapping[str, dict]:
     return datafile.load(__package__, "events.toml")["events"]
+
+
+UNIT_EFFECTS = {"to_reserve", "place_with_army", "remove_eliminated", "reduce_units"}  # unit_events.py
 
 
 def play(state: PogState, side: str, name: str, place: list | None = None) -> list[dict]:
@@ -78,6 +82,8 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
         events += war.place_neutral(state, entry["limited_entry"], entry["rule"])
     if entry.get("redeploy_to"):
         events += _redeploy(state, side, entry["redeploy_to"], list(place or []))
+    if entry.keys() & UNIT_EFFECTS:
+        events += unit_events.apply(state, side, entry, list(place or []))
     if entry.get("counts_as"):
         card_plays.record_play(state, side, entry["counts_as"])
     neutral = sum(vp for nation, vp in entry.get("vp_while_neutral", {}).items() if nation not in state.at_war)
@@ -147,6 +153,10 @@ def _check_standing(state: PogState, side: str, card: str, entry: Mapping) -> No
     if below and cards.LEVELS.index(state.commitment[side]) >= cards.LEVELS.index(below):
         raise IllegalOrder(f"{cards.label(card)} is not played at {state.commitment[side]} war", rule="base 9.5.1",
                            field="card")
+    for space, owner in entry.get("control_needed", {}).items():
+        if state.control.get(space) != owner:
+            raise IllegalOrder(f"{cards.label(card)} needs {state.map.name_of(space)} under {owner.upper()} control",
+                               rule="base 9.5.1", field="card")
     if war.combined_war_status(state) < entry.get("combined_at_least", 0):
         raise IllegalOrder(f"{cards.label(card)} needs a combined war status of {entry['combined_at_least']}",
                            rule="base 9.5.1", field="card")

@@ -1,0 +1,88 @@
+"""Events that add, place, reduce or remove units as data says (events.toml; R112): Polish
+Restoration, Czech Legion, Russian Cavalry, Russian Desertions.
+
+  to_reserve             units that enter the card side's Reserve Box
+  place_with_army        { units, nation }: the units enter one space of the nation holding a
+                         supplied army of the card's side, named in the order's `place`, within
+                         the stacking limit
+  remove_eliminated      a nation: one corps of it in the enemy's eliminated box, named in
+                         `place`, leaves the game (none to name if the box holds none)
+  reduce_units           { nation, count }: that many full-strength units of the nation on the
+                         map, named in `place` (all of them if fewer), are reduced
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbem.errors import IllegalOrder
+
+from .movement import STACKING_LIMIT, space_named
+from .state import PogState, UnitState, enemy
+
+RULE = "R112"
+
+
+def apply(state: PogState, side: str, entry: Mapping, place: list) -> list[dict]:
+    """Every unit effect the entry names; IllegalOrder (nothing changed yet) for a bad `place`."""
+    events: list[dict] = []
+    if "place_with_army" in entry:
+        events += _place_with_army(state, side, entry["place_with_army"], place)
+    if "remove_eliminated" in entry:
+        events += _remove_eliminated(state, side, entry["remove_eliminated"], place)
+    if "reduce_units" in entry:
+        events += _reduce(state, side, entry["reduce_units"], place)
+    for unit in entry.get("to_reserve", []):
+        state.units[unit] = UnitState(f"{side}_reserve")
+        events.append({"kind": "to_reserve", "unit": unit, "rule": entry["rule"]})
+    return events
+
+
+def _place_with_army(state: PogState, side: str, spec: Mapping, place: list) -> list[dict]:
+    from . import supply
+
+    if len(place) != 1:
+        raise IllegalOrder("name the one space the units enter: place=SPACE", rule=RULE, field="place")
+    space = space_named(state, str(place[0]), "place[0]", RULE)
+    computed = supply.compute(state)
+    pog = state.map
+    armies = [u for u in state.units_in(space) if state.faction(u) == side and state.unit_facts[u].type == "army"
+              and state.nation(u) == spec["nation"] and computed.status(u) != "out"]
+    if pog.nation[pog.index[space]] != spec["nation"] or not armies:
+        raise IllegalOrder(f"{pog.name_of(space)} is no space of {spec['nation'].upper()} holding a supplied "
+                           f"{spec['nation'].upper()} army", rule=RULE, field="place[0]")
+    if len(state.units_in(space)) + len(spec["units"]) > STACKING_LIMIT:
+        raise IllegalOrder(f"{pog.name_of(space)} would hold more than {STACKING_LIMIT} units", rule=RULE,
+                           field="place[0]")
+    for unit in spec["units"]:
+        state.units[unit] = UnitState(space)
+    return [{"kind": "placed", "units": list(spec["units"]), "space": space, "rule": RULE}]
+
+
+def _remove_eliminated(state: PogState, side: str, nation: str, place: list) -> list[dict]:
+    box = f"{enemy(side)}_eliminated"
+    there = [u for u, where in sorted(state.units.items()) if where.space == box and u not in state.removed
+             and state.nation(u) == nation and state.unit_facts[u].type == "corps"]
+    named = [str(unit) for unit in place]
+    if not there:
+        if named:
+            raise IllegalOrder(f"no {nation.upper()} corps is in the eliminated box", rule=RULE, field="place")
+        return []
+    if len(named) != 1 or named[0] not in there:
+        raise IllegalOrder(f"name one {nation.upper()} corps of the eliminated box: {', '.join(there)}", rule=RULE,
+                           field="place")
+    state.removed.add(named[0])
+    return [{"kind": "removed", "unit": named[0], "rule": RULE}]
+
+
+def _reduce(state: PogState, side: str, spec: Mapping, place: list) -> list[dict]:
+    full = [u for u, where in state.units.items() if where.space in state.map.index and not where.reduced
+            and state.nation(u) == spec["nation"]]
+    named = [str(unit) for unit in place]
+    wanted = min(spec["count"], len(full))
+    if len(set(named)) != wanted or any(unit not in full for unit in named):
+        raise IllegalOrder(f"name {wanted} full-strength {spec['nation'].upper()} units on the map", rule=RULE,
+                           field="place")
+    for unit in named:
+        state.units[unit].reduced = True
+    return [{"kind": "reduced", "units": named, "rule": RULE}]
