@@ -77,7 +77,10 @@ def _placements(state: PogState, card: str) -> list[list[str]]:
     from . import events
     from .data import load_setup
 
-    nation = events.catalogue().get(card, {}).get("enters")
+    entry = events.catalogue().get(card, {})
+    if entry.keys() & {"place_with_army", "remove_eliminated", "reduce_units", "redeploy_to"}:
+        return _unit_choices(state, cards.catalogue()[card]["side"], entry)
+    nation = entry.get("enters")
     if nation:
         free = next((f for f in load_setup(state.variants).on_entry_free if f.nation == nation), None)
         pog = state.map
@@ -93,6 +96,28 @@ def _placements(state: PogState, card: str) -> list[list[str]]:
             return []
         places.append(f"{army}:{spaces[0]}")
     return [places] if places else []
+
+
+def _unit_choices(state: PogState, side: str, entry: dict) -> list[list[str]]:
+    """A `place` for the events of unit_events.py and Salonika: a few of the choices each allows."""
+    from .state import enemy
+
+    if "place_with_army" in entry:
+        nation = entry["place_with_army"]["nation"]
+        return [[space] for space in _own_spaces(state, side) if state.map.nation[state.map.index[space]] == nation]
+    if "remove_eliminated" in entry:
+        box = f"{enemy(side)}_eliminated"
+        return [[u] for u, where in sorted(state.units.items()) if where.space == box
+                and state.nation(u) == entry["remove_eliminated"]] or [[]]
+    if "reduce_units" in entry:
+        spec = entry["reduce_units"]
+        full = sorted(u for u, where in state.units.items() if where.space in state.map.index and not where.reduced
+                      and state.nation(u) == spec["nation"])
+        return [full[:spec["count"]]]
+    nations = entry["redeploy_to"]["nations"]
+    reserve = [u for u, where in sorted(state.units.items()) if where.space == f"{side}_reserve"
+               and state.nation(u) in nations and state.unit_facts[u].type == "corps"]
+    return [reserve[:1], []]
 
 
 def _own_spaces(state: PogState, side: str) -> list[str]:
