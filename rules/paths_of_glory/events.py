@@ -44,7 +44,7 @@ def catalogue() -> Mapping[str, dict]:
     return datafile.load(__package__, "events.toml")["events"]
 
 
-UNIT_EFFECTS = {"to_reserve", "place_with_army", "remove_eliminated", "reduce_units"}  # unit_events.py
+UNIT_EFFECTS = {"to_reserve", "place_with_army", "remove_eliminated", "reduce_units", "flip_reduced"}  # unit_events.py
 
 
 def play(state: PogState, side: str, name: str, place: list | None = None) -> list[dict]:

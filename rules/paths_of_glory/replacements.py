@@ -150,6 +150,11 @@ def _check_limit(state: PogState, rp: str, points: int) -> None:
         state.tracks[f"rp_{rp}_spent_turn"] = state.turn
 
 
+def step_cost(unit_type: str) -> int:
+    """R73: one step's cost in half RPs."""
+    return _data()["cost"]["army_step" if unit_type == "army" else "corps_step"]
+
+
 def rps_recorded(state: PogState, side: str) -> bool:
     """Has any RP type of the side RPs on the General Records Track?"""
     return any(_track(state, f"rp_{rp}") for rp in _data()["rp_types"][side])

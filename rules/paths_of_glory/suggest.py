@@ -78,6 +78,9 @@ def _placements(state: PogState, card: str) -> list[list[str]]:
     from .data import load_setup
 
     entry = events.catalogue().get(card, {})
+    if "flip_reduced" in entry:
+        return [[u] for u, where in sorted(state.units.items()) if where.reduced and where.space in state.map.index
+                and state.faction(u) == cards.catalogue()[card]["side"]][:6]
     if entry.keys() & {"place_with_army", "remove_eliminated", "reduce_units", "redeploy_to"}:
         return _unit_choices(state, cards.catalogue()[card]["side"], entry)
     nation = entry.get("enters")

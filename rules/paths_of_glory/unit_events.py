@@ -9,6 +9,9 @@ Restoration, Czech Legion, Russian Cavalry, Russian Desertions.
                          `place`, leaves the game (none to name if the box holds none)
   reduce_units           { nation, count }: that many full-strength units of the nation on the
                          map, named in `place` (all of them if fewer), are reduced
+  flip_reduced           { rp, nations?, types?, near? }: the RPs the card gives flip reduced
+                         units of the side on the map, in supply, named in `place`, at their step
+                         cost (R73): of those nations and unit types, in or next to `near`
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ def apply(state: PogState, side: str, entry: Mapping, place: list) -> list[dict]
         events += _remove_eliminated(state, side, entry["remove_eliminated"], place)
     if "reduce_units" in entry:
         events += _reduce(state, side, entry["reduce_units"], place)
+    if "flip_reduced" in entry:
+        events += _flip(state, side, entry["flip_reduced"], place)
     for unit in entry.get("to_reserve", []):
         state.units[unit] = UnitState(f"{side}_reserve")
         events.append({"kind": "to_reserve", "unit": unit, "rule": entry["rule"]})
@@ -73,6 +78,31 @@ def _remove_eliminated(state: PogState, side: str, nation: str, place: list) -> 
                            field="place")
     state.removed.add(named[0])
     return [{"kind": "removed", "unit": named[0], "rule": RULE}]
+
+
+def _flip(state: PogState, side: str, spec: Mapping, place: list) -> list[dict]:
+    """Landwehr, Paris Taxis: the card's own RPs flip reduced units, nothing else (R112)."""
+    from . import replacements, supply
+
+    computed, pog = supply.compute(state), state.map
+    near = {spec["near"], *(pog.ids[i] for i in pog.neighbours[pog.index[spec["near"]]])} if "near" in spec else None
+    named, halves = [str(unit) for unit in place], 0
+    for index, unit in enumerate(named):
+        where, facts = state.units.get(unit), state.unit_facts.get(unit)
+        allowed = where is not None and facts is not None and state.faction(unit) == side and where.reduced \
+            and where.space in pog.index and computed.status(unit) != "out" \
+            and facts.nation in spec.get("nations", [facts.nation]) and facts.type in spec.get("types", [facts.type]) \
+            and (near is None or where.space in near)
+        if not allowed or facts is None:
+            raise IllegalOrder(f"{unit!r} is not a reduced unit in supply this card may flip", rule=RULE,
+                               field=f"place[{index}]")
+        halves += replacements.step_cost(facts.type)
+    if len(set(named)) != len(named) or halves > 2 * spec["rp"]:
+        raise IllegalOrder(f"the card's {spec['rp']} RP flip at most that many army steps (a corps step is half an "
+                           "RP), each unit once", rule=RULE, field="place")
+    for unit in named:
+        state.units[unit].reduced = False
+    return [{"kind": "flipped", "units": named, "rule": RULE}] if named else []
 
 
 def _reduce(state: PogState, side: str, spec: Mapping, place: list) -> list[dict]:
