@@ -20,7 +20,8 @@ needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="no ../share
 KEYS = {"rule", "marker", "lasts", "after", "after_until", "before", "first_turn", "last_turn", "ends", "vp",
         "requires", "procedure", "note", "operations", "shows_hand", "enters", "level_below", "combined_at_least",
         "trench", "vp_while_neutral", "after_used", "vp_on_lapse", "limited_entry", "redeploy_to", "counts_as",
-        "control_needed", "to_reserve", "place_with_army", "remove_eliminated", "reduce_units", "flip_reduced"}
+        "control_needed", "to_reserve", "place_with_army", "remove_eliminated", "reduce_units", "flip_reduced",
+        "void_after_used"}
 LASTS = {"round", "turn", "enemy_action"}
 CARD_ID = re.compile(r"(ap|cp)\d{2}")
 LEFT_OUT_LINE = re.compile(r"# ((?:ap|cp)\d{2}) (\S.*)")

@@ -69,6 +69,8 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
         events = neutral_entry.enter(state, entry["enters"], list(place or []), entry["rule"])
     elif marker in TRACK_EVENTS:
         events = war.record_event(state, marker)
+    elif any(card_zones.USED + used in state.events for used in entry.get("void_after_used", [])):
+        events = []  # R88: the effect ended for good once one of those cards was used
     else:
         events = _put_in_effect(state, entry)
     for ended in entry.get("ends", []):
