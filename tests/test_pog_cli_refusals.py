@@ -262,9 +262,16 @@ def test_card_plays_refused_at_the_command_line_sign_nothing(pog):
     from pbem.rules.paths_of_glory import cards
 
     held = [label.split()[0] for label in pog.json("bob", "show", "hand")["yours"]["cp"]["hand"]]
-    card = next(c for c in held if c not in ("cp08", "cp10", "cp11"))  # the three playable in August 1914
-    facts = cards.catalogue()[card]
-    rule = "base 9.5.4.1" if facts.get("combat_card") else "base 9.5.3.1" if "reinforcements" in facts else "R96"
+
+    def refusal(card: str) -> str | None:
+        """Why this Mobilization card's event is refused in August 1914: a combat card, a
+        reinforcement, or Guns of August, whose event is not adjudicated."""
+        facts = cards.catalogue()[card]
+        return "base 9.5.4.1" if facts.get("combat_card") else "base 9.5.3.1" if "reinforcements" in facts \
+            else "R96" if card == "cp01" else None
+
+    card = next((c for c in held if refusal(c)), "cp01")  # seven of the fourteen; a hand without one is
+    rule = refusal(card) if card in held else "R92"      # one deal in 3,432: then a card not held
     line = pog.refuse("bob", f"event card={card}")
     assert f"field 'orders[1].card', rule {rule}: " in line, line
     line = pog.refuse("bob", "rp rp=bu")
