@@ -56,7 +56,7 @@ def open_step(state: PogState) -> bool:
     side, action = state.active, state.action
     may = action.get("draw", "no")
     recycle = may != "mandated" and _recyclable(state, side)
-    drawable = may in ("yes", "die") and _can_draw(state, side)
+    drawable = may in ("yes", "die") and hands.can_draw(state, side)
     if not (recycle or drawable):
         return False
     next_step(state, kind="draw_step", draw=may, drawable=drawable, spaces=_spaces(action), recycle=recycle)
@@ -67,11 +67,6 @@ def _spaces(action: Mapping) -> int:
     """The spaces activated in the action, each once whatever its markers (8.1.6.2)."""
     activation = action.get("activation") or {}
     return len(set(activation.get("move", [])) | set(activation.get("attack", [])))
-
-
-def _can_draw(state: PogState, side: str) -> bool:
-    counts = state.hands[side]
-    return counts["hand"] < counts["limit"] and counts["pile"] + len(card_zones.zone(state, f"{side}_discard")) > 0
 
 
 def _recyclable(state: PogState, side: str) -> bool:
@@ -88,15 +83,9 @@ def ask(state: PogState, side: str) -> None:
     next_step(state, kind="draw_roll", die=step["draw"] == "die", spaces=step["spaces"], then="end")
 
 
-def can_buy(state: PogState, side: str) -> bool:
-    """8.1.3: may the side, at the start of its action, pay 1 VP for a draw (once an action; not at
-    the hand limit)?"""
-    return hands.dealt(state) and not state.action.get("bought") and _can_draw(state, side)
-
-
 def buy(state: PogState, side: str) -> None:
     """8.1.3: 1 VP for a draw, at this entry's roll point."""
-    if not can_buy(state, side):
+    if not hands.can_buy(state, side):
         raise IllegalOrder(_no_draw_reason(state, side), rule="8.1.3", field="kind")
     war.add_vp(state, -1 if side == "cp" else 1, "8.1.3", f"{side.upper()} pays 1 VP to draw")
     next_step(state, kind="draw_roll", die=False, spaces=0, then="action")
@@ -124,7 +113,7 @@ def recycle(state: PogState, side: str, order: Mapping) -> None:
         hands.play_to_discard(state, side, card, place)
     else:
         card_zones.put(state, place, card)
-    if _can_draw(state, side):
+    if hands.can_draw(state, side):
         next_step(state, kind="draw_roll", die=False, spaces=0, then="end")
     else:
         next_step(state, kind="draw_done")

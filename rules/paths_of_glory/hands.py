@@ -74,6 +74,18 @@ def decks_due(state: PogState) -> list[str]:
             if cards.LEVELS.index(state.commitment[side]) + 1 > counts["decks"]]
 
 
+def can_draw(state: PogState, side: str) -> bool:
+    """8.1.6.2: below the hand limit, with a card in the pile or the discards to draw."""
+    counts = state.hands[side]
+    return counts["hand"] < counts["limit"] and counts["pile"] + len(card_zones.zone(state, f"{side}_discard")) > 0
+
+
+def can_buy(state: PogState, side: str) -> bool:
+    """8.1.3: may the side, at the start of its action, pay 1 VP for a draw (once an action; not at
+    the hand limit)?"""
+    return dealt(state) and not state.action.get("bought") and can_draw(state, side)
+
+
 def unseen(state: PogState, side: str) -> set[str]:
     """The cards the side may hold, as everyone can tell: its decks so far, less the public zones."""
     levels = cards.LEVELS[: state.hands.get(side, {}).get("decks", 1)]  # the decks shuffled in so far

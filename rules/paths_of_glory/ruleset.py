@@ -173,9 +173,9 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "mandated_economic":
             return (f"{side}, end of turn {state.turn}: the Mandated Economic Action: economic [replace=...] (RPs not "
                     "spent are lost, 17.1.2; then your sieges are rolled)")
-        from . import draws
+        from . import hands
 
-        buy = " (draw first for 1 VP)" if draws.can_buy(state, state.active) else ""
+        buy = " (draw first for 1 VP)" if hands.can_buy(state, state.active) else ""
         return (f"{side}, turn {state.turn} round {state.round}: activate, sr, rp, event, economic, political "
                 f"or pass{buy}")
 

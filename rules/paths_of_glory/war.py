@@ -34,7 +34,6 @@ from pbem import datafile
 from pbem.errors import IllegalOrder
 
 from .data import load_setup
-from .forts import update_siege
 from .state import PogState, UnitState
 
 ZIMMERMANN = "zimmermann_telegram"
@@ -377,6 +376,8 @@ def _brest_litovsk(state: PogState) -> list[dict]:
         state.units[unit] = UnitState("ap_eliminated")
         if permanent:
             state.removed.add(unit)
+    from .forts import update_siege  # here, not at the top: the status line reads this module
+
     for space in sorted(spaces):
         events += update_siege(state, space)
     return events
