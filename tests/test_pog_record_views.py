@@ -121,3 +121,20 @@ def test_status_says_where_the_game_stands(tmp_path):
                                "commitment AP mobilization, CP mobilization; hands AP 6 (pile 7), CP "), standing
     code, out, err = run_cli(["status", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0 and "round 6 of 8" in out, err
+
+
+def test_show_cards_gives_each_sides_sizes_and_the_events_in_effect(tmp_path):
+    """Item 10: `pbem show cards` with both sides' hand and pile sizes and every event in effect
+    (the demo scenario starts with the Central Powers' Entrench and Ober Ost in effect)."""
+    import json
+
+    from helpers import copy_pog_example, run_cli
+
+    game = copy_pog_example(tmp_path)
+    code, out, err = run_cli(["show", "cards", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["sizes"]["ap"] == {"hand": 6, "pile": 7} and sum(data["sizes"]["cp"].values()) == 11
+    assert data["events_in_effect"] == ["cp_entrench", "oberost"]
+    code, out, err = run_cli(["show", "cards", "--game", str(game)], tmp_path, home=tmp_path / "home")
+    assert code == 0 and "6 in hand, 7 in the pile" in out and "other events in effect" in out, err

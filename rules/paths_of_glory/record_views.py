@@ -102,8 +102,8 @@ def render_combat(data: dict):
 
 
 def cards_data(state: PogState) -> dict:
-    """The public card zones (base 9.5.4.2-9.5.4.5, R84) and the events in effect that act in
-    combats (R88)."""
+    """The public card zones (base 9.5.4.2-9.5.4.5, R84), each side's hand and pile sizes (R92),
+    the events in effect that act in combats (R88) and every other event in effect."""
     from .cards import catalogue, label
     from .combat_cards import markers
 
@@ -112,8 +112,10 @@ def cards_data(state: PogState) -> dict:
 
     zones = {f"{side}_{where}": named(f"{side}_{where}") for side in SIDES for where in ("front", "discard")}
     acting = sorted({m.get("event", name) for name, m in markers().items() if m.get("event", name) in state.events})
-    return {**zones, "removed": named("removed"), "used_this_round": named("round_used"),
-            "used_this_turn": named("turn_used"), "combat_events": acting}
+    sizes = {side: {"hand": counts["hand"], "pile": counts["pile"]} for side, counts in sorted(state.hands.items())}
+    in_effect = sorted(e for e in state.events if ":" not in e and e not in acting)  # not results or records
+    return {**zones, "sizes": sizes, "removed": named("removed"), "used_this_round": named("round_used"),
+            "used_this_turn": named("turn_used"), "combat_events": acting, "events_in_effect": in_effect}
 
 
 def render_cards(data: dict):
@@ -121,15 +123,19 @@ def render_cards(data: dict):
 
     from pbem.report import literal
 
-    rows = (("Allied cards kept in front (9.5.4.2)", "ap_front"), ("Central Powers cards kept in front", "cp_front"),
+    sizes = {f"{side}_sizes": [f"{n['hand']} in hand, {n['pile']} in the pile"] for side, n in data["sizes"].items()}
+    data = {**data, **sizes}
+    rows = (("Allied hand and pile", "ap_sizes"), ("Central Powers hand and pile", "cp_sizes"),
+            ("Allied cards kept in front (9.5.4.2)", "ap_front"), ("Central Powers cards kept in front", "cp_front"),
             ("Allied discard pile", "ap_discard"), ("Central Powers discard pile", "cp_discard"),
             ("removed from the game", "removed"), ("used this action round (9.5.4.4)", "used_this_round"),
-            ("once-a-turn cards used this turn", "used_this_turn"), ("events acting in combats", "combat_events"))
-    table = Table(title="Combat cards and combat events", title_justify="left")
+            ("once-a-turn cards used this turn", "used_this_turn"), ("events acting in combats", "combat_events"),
+            ("other events in effect", "events_in_effect"))
+    table = Table(title="Cards and events", title_justify="left")
     table.add_column("zone")
     table.add_column("cards")
     for label, key in rows:
-        table.add_row(label, literal(", ".join(data[key]) or "—"))
+        table.add_row(label, literal(", ".join(data.get(key, [])) or "—"))
     return table
 
 
