@@ -27,6 +27,7 @@ from . import (
     offensives,
     reinforcements,
     replacements,
+    trenches,
     unit_events,
     war,
 )
@@ -207,7 +208,7 @@ def _place_trench(state: PogState, side: str, place: list) -> list[dict]:
         raise IllegalOrder(f"{state.map.name_of(space)} holds no supplied army of yours", rule="base 11.2.1",
                            field="place[0]")
     if state.trenches.get(space, 0) == 0:
-        state.trenches[space], state.trench_owner[space] = 1, side
+        trenches.add_level(state, space, side)
     return [{"kind": "trench", "space": space, "level": state.trenches[space], "rule": "base 11.2.1"}]
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from pbem.errors import IllegalOrder
 
 from . import losses, replacements, sr
-from .movement import STACKING_LIMIT, Activation
+from .movement import STACKING_LIMIT, Activation, space_named
 from .state import PogState
 
 RULE = "9.2.8.1"
@@ -70,12 +70,7 @@ def _exchange(state: PogState, side: str, space: str, order: Mapping, corps: lis
 
 
 def _space(state: PogState, activation: Activation, order: Mapping) -> str:
-    from .data import UnknownSpace
-
-    try:
-        space = state.map.find(str(order.get("space", "")))
-    except UnknownSpace as exc:
-        raise IllegalOrder(str(exc), rule="9.2.8", field="space") from None
+    space = space_named(state, str(order.get("space", "")), "space", "9.2.8")
     if space not in activation.move | activation.attack:
         raise IllegalOrder(f"{state.map.name_of(space)} is not activated in this action", rule="9.2.8",
                            field="space")

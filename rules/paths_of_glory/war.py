@@ -124,13 +124,8 @@ def enter_war(state: PogState, nation: str, rule: str) -> list[dict]:
     if nation in state.at_war:
         return []
     state.at_war.add(nation)
-    setup = load_setup(state.variants)
-    placed = []
-    for placement in setup.on_entry:
-        if placement.nation == nation and placement.unit not in state.units:
-            state.units[placement.unit] = UnitState(placement.space, placement.reduced)
-            placed.append(placement.unit)
-    for trench in setup.on_entry_trenches:
+    placed = _place_setup(state, nation)
+    for trench in load_setup(state.variants).on_entry_trenches:
         if trench.nation == nation:
             state.trenches[trench.space] = max(state.trenches.get(trench.space, 0), trench.level)
             state.trench_owner[trench.space] = trench.faction
@@ -140,12 +135,17 @@ def enter_war(state: PogState, nation: str, rule: str) -> list[dict]:
 def place_neutral(state: PogState, nation: str, rule: str) -> list[dict]:
     """base 9.5.2.4 (limited Greek entry): the nation's set-up units are placed while it stays
     neutral; nothing happens to units already placed."""
+    return [{"kind": "placed_neutral", "nation": nation, "units": _place_setup(state, nation), "rule": rule}]
+
+
+def _place_setup(state: PogState, nation: str) -> list[str]:
+    """The nation's set-up units not yet on the map, placed as the set-up data lists them."""
     placed = []
     for placement in load_setup(state.variants).on_entry:
         if placement.nation == nation and placement.unit not in state.units:
             state.units[placement.unit] = UnitState(placement.space, placement.reduced)
             placed.append(placement.unit)
-    return [{"kind": "placed_neutral", "nation": nation, "units": placed, "rule": rule}]
+    return placed
 
 
 # ---------------------------------------------------------------------------------- war commitment
