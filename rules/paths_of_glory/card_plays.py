@@ -30,6 +30,17 @@ def check_not_in_a_row(state: PogState, side: str, use: str, field: str = "card"
                            field=field)
 
 
+LATE_ENTRY = ("ap16", "ap17")  # base 9.5.2.5: Romania and Italy
+
+
+def check_late_entry(state: PogState, side: str, card: str) -> None:
+    """base 9.5.2.5: while the Central Powers are at Total War and the Allies not, Romania and Italy
+    are played only as events (or discarded), never as OPS, SR or RP."""
+    if card in LATE_ENTRY and state.commitment["cp"] == "total" and state.commitment["ap"] != "total":
+        raise IllegalOrder(f"{cards.label(card)} is played only as its event while the Central Powers alone are at "
+                           "Total War", rule="base 9.5.2.5", field="card")
+
+
 def record_play(state: PogState, side: str, use: str) -> None:
     """A card played as SR or RP (or an event that counts as one, Salonika) in this round."""
     state.tracks[f"{use}_card_turn_{side}"], state.tracks[f"{use}_card_round_{side}"] = state.turn, state.round
@@ -41,6 +52,7 @@ def play_rp(state: PogState, side: str, order: Mapping) -> list[dict]:
         raise IllegalOrder("Influenza: no RP action for the rest of the turn", rule="R108", field="kind")
     if order.get("card"):
         card = hands.card_from_hand(state, side, str(order["card"]), "9.1.3")
+        check_late_entry(state, side, card)
         check_not_in_a_row(state, side, "rp")
         events = replacements.record_rps(state, side, dict(cards.catalogue()[card]["rp"]))
         hands.play_to_discard(state, side, card)

@@ -61,6 +61,7 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
     entry = catalogue()[card]
     _check_window(state, card, entry)
     _check_standing(state, side, card, entry)
+    _check_choices(state, side, entry, list(place or []))
     if entry.get("counts_as"):  # base 9.3.3: Salonika counts as an SR play
         card_plays.check_not_in_a_row(state, side, entry["counts_as"])
     if entry.get("trench"):
@@ -149,6 +150,21 @@ def _check_window(state: PogState, card: str, entry: Mapping) -> None:
         raise IllegalOrder(f"{label} may not be played in {state.turn_label}", rule="base 9.5.1", field="card")
 
 
+def _check_choices(state: PogState, side: str, entry: Mapping, place: list) -> None:
+    """The choices an order names (`place`) are judged on a copy before anything changes, so a
+    refused play leaves the state as it was."""
+    from .state import copy
+
+    if entry.get("trench") or entry.get("redeploy_to") or entry.keys() & UNIT_EFFECTS:
+        trial = copy(state)
+        if entry.get("trench"):
+            _place_trench(trial, side, place)
+        if entry.get("redeploy_to"):
+            _redeploy(trial, side, entry["redeploy_to"], place)
+        if entry.keys() & UNIT_EFFECTS:
+            unit_events.apply(trial, side, entry, place)
+
+
 def _check_standing(state: PogState, side: str, card: str, entry: Mapping) -> None:
     """The conditions on the war's standing: a commitment level not yet reached, a combined war
     status reached."""
@@ -184,7 +200,7 @@ def _redeploy(state: PogState, side: str, move: Mapping, place: list) -> list[di
         if where.space != f"{side}_reserve" and (where.space not in state.map.index or computed.status(unit) == "out"):
             raise IllegalOrder(f"{unit} is neither in supply on the map nor in the Reserve Box", rule="R111",
                                field=f"place[{index}]")
-    if len(state.units_in(target)) + len(units) > STACKING_LIMIT:
+    if len([u for u in state.units_in(target) if u not in units]) + len(units) > STACKING_LIMIT:
         raise IllegalOrder(f"{state.map.name_of(target)} would hold more than {STACKING_LIMIT} units", rule="R111",
                            field="place")
     for unit in units:

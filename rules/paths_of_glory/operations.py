@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from pbem.errors import IllegalOrder
 
-from . import cards, hands
+from . import card_plays, cards, hands
 from .state import PogState
 
 AS_BRITISH = {"be": {"antwerp", "brussels", "liege", "ostend", "calais", "amiens"},  # 9.2.3
@@ -162,6 +162,7 @@ def pay(state: PogState, side: str, card: str | None, move: list[str], attack: l
     budget, played = AUTOMATIC_OPS, None
     if card:
         played = hands.card_from_hand(state, side, card, "9.2.1")
+        card_plays.check_late_entry(state, side, played)
         budget = cards.catalogue()[played]["ops"]
     price = cost(state, side, move, attack)
     if price > budget:

@@ -169,7 +169,7 @@ class PathsOfGlory(Ruleset[PogState]):
             shown = f" (the hand shown: {', '.join(state.action['shown']) or 'empty'})" \
                 if "shown" in state.action else ""
             return (f"{side}: activate spaces with the {state.action['ops']} OPS of the event's card "
-                    f"(activate spaces=... attack=...){shown}")
+                    f"(activate spaces=... attack=...), or pass{shown}")
         if state.action.get("kind") == "mandated_economic":
             return (f"{side}, end of turn {state.turn}: the Mandated Economic Action: economic [replace=...] (RPs not "
                     "spent are lost, 17.1.2; then your sieges are rolled)")
@@ -218,7 +218,7 @@ class PathsOfGlory(Ruleset[PogState]):
             from . import hands
 
             state.action.update(kind="ops_event", shown=hands.show(state, state.action["victim"], order))
-        elif state.action.get("kind") == "ops_event":
+        elif state.action.get("kind") == "ops_event" and kind == "activate":
             self._activate(state, order, event_ops=state.action["ops"])
         elif kind == "pass":
             if in_movement:
@@ -732,7 +732,7 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "show_hand":
             return ("show_hand",)
         if state.action.get("kind") == "ops_event":
-            return ("activate",)
+            return ("activate", "pass")  # R106: the operations may be declined
         dealt = hands.dealt(state)
         buy = ("draw",) if dealt and not state.action.get("bought") else ()  # 8.1.3
         extra = ("extra",) if dealt else ()  # 8.2.2

@@ -41,6 +41,7 @@ def open_sr(state: PogState, side: str, card: str | None) -> dict:
     if not card:
         return {"kind": "sr", "points": AUTOMATIC_SR, "redeployed": []}
     played = hands.card_from_hand(state, side, card, "9.3.1")
+    card_plays.check_late_entry(state, side, played)
     card_plays.check_not_in_a_row(state, side, "sr")
     hands.play_to_discard(state, side, played)
     card_plays.record_play(state, side, "sr")

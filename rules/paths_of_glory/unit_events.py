@@ -7,8 +7,8 @@ Restoration, Czech Legion, Russian Cavalry, Russian Desertions.
                          the stacking limit
   remove_eliminated      a nation: one corps of it in the enemy's eliminated box, named in
                          `place`, leaves the game (none to name if the box holds none)
-  reduce_units           { nation, count }: that many full-strength units of the nation on the
-                         map, named in `place` (all of them if fewer), are reduced
+  reduce_units           { nation, count }: up to that many full-strength units of the nation on
+                         the map, named in `place`, are reduced (the card says "may")
   flip_reduced           { rp, nations?, types?, near? }: the RPs the card gives flip reduced
                          units of the side on the map, in supply, named in `place`, at their step
                          cost (R73): of those nations and unit types, in or next to `near`
@@ -109,10 +109,10 @@ def _reduce(state: PogState, side: str, spec: Mapping, place: list) -> list[dict
     full = [u for u, where in state.units.items() if where.space in state.map.index and not where.reduced
             and state.nation(u) == spec["nation"]]
     named = [str(unit) for unit in place]
-    wanted = min(spec["count"], len(full))
-    if len(set(named)) != wanted or any(unit not in full for unit in named):
-        raise IllegalOrder(f"name {wanted} full-strength {spec['nation'].upper()} units on the map", rule=RULE,
-                           field="place")
+    most = min(spec["count"], len(full))  # "may reduce": up to that many
+    if len(set(named)) != len(named) or len(named) > most or any(unit not in full for unit in named):
+        raise IllegalOrder(f"name up to {most} full-strength {spec['nation'].upper()} units on the map, each once",
+                           rule=RULE, field="place")
     for unit in named:
         state.units[unit].reduced = True
     return [{"kind": "reduced", "units": named, "rule": RULE}]
