@@ -74,7 +74,7 @@ def _card_step(state: PogState) -> bool:
 
 # the decisions `next` names by their kind
 STEPS = ("offensives", "peace_offer", "draw_step", "keep", "initiative", "last_extra", "mandated_economic",
-         "show_hand")
+         "show_hand", "enemy_choice")
 
 
 def combat_record(state: PogState) -> dict:

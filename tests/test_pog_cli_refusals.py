@@ -256,7 +256,7 @@ def test_a_peace_offer_out_of_range_is_refused(pog):
 def test_card_plays_refused_at_the_command_line_sign_nothing(pog):
     """Each kind of card play refused names its entry, field and rule in one line and signs nothing:
     an event from bob's hand not playable now (a combat card, base 9.5.4.1; a reinforcement in
-    August 1914, base 9.5.3.1; a procedure not yet adjudicated, R96), the automatic RP 1 of a
+    August 1914, base 9.5.3.1; Guns of August after the first round, base 9.5.1), the automatic RP 1 of a
     neutral nation (9.4.1), a redeployment into an enemy space (13.1.5), a card of the other deck
     played as OPS (9.2.1). A legal order is then accepted."""
     from pbem.rules.paths_of_glory import cards
@@ -264,14 +264,13 @@ def test_card_plays_refused_at_the_command_line_sign_nothing(pog):
     held = [label.split()[0] for label in pog.json("bob", "show", "hand")["yours"]["cp"]["hand"]]
 
     def refusal(card: str) -> str | None:
-        """Why this Mobilization card's event is refused in August 1914: a combat card, a
-        reinforcement, or Guns of August, whose event is not adjudicated."""
+        """Why this Mobilization card's event is refused in August 1914: a combat card or a
+        reinforcement."""
         facts = cards.catalogue()[card]
-        return "base 9.5.4.1" if facts.get("combat_card") else "base 9.5.3.1" if "reinforcements" in facts \
-            else "R96" if card == "cp01" else None
+        return "base 9.5.4.1" if facts.get("combat_card") else "base 9.5.3.1" if "reinforcements" in facts else None
 
-    card = next((c for c in held if refusal(c)), "cp01")  # seven of the fourteen; a hand without one is
-    rule = refusal(card) if card in held else "R92"      # one deal in 3,432: then a card not held
+    card = next((c for c in held if refusal(c)), "cp07")  # a hand without one is rare: then a card not held
+    rule = refusal(card) if card in held else "R92"
     line = pog.refuse("bob", f"event card={card}")
     assert f"field 'orders[1].card', rule {rule}: " in line, line
     line = pog.refuse("bob", "rp rp=bu")

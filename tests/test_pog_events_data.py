@@ -18,10 +18,11 @@ REFERENCE = ROOT.parent / "shared" / "reference" / "paths_of_glory"
 needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="no ../shared/reference folder")
 
 KEYS = {"rule", "marker", "lasts", "after", "after_until", "before", "first_turn", "last_turn", "ends", "vp",
-        "requires", "procedure", "note", "operations", "shows_hand", "enters", "level_below", "combined_at_least",
+        "requires", "note", "operations", "shows_hand", "enters", "level_below", "combined_at_least",
         "trench", "vp_while_neutral", "after_used", "vp_on_lapse", "limited_entry", "redeploy_to", "counts_as",
         "control_needed", "to_reserve", "place_with_army", "remove_eliminated", "reduce_units", "flip_reduced",
-        "void_after_used"}
+        "void_after_used", "last_round", "move_units", "destroy_fort", "attack_with", "enemy_choice",
+        "peace_terms_line"}
 LASTS = {"round", "turn", "enemy_action"}
 CARD_ID = re.compile(r"(ap|cp)\d{2}")
 LEFT_OUT_LINE = re.compile(r"# ((?:ap|cp)\d{2}) (\S.*)")
@@ -143,29 +144,25 @@ def test_turn_windows(events):
         assert 1 <= first <= last <= turns, f"{cid}: turns {first}-{last} outside 1-{turns} or reversed"
 
 
-def test_lasts_vp_and_procedure(events):
+def test_lasts_and_vp(events):
     for cid, entry in events.items():
         if "lasts" in entry:
             assert entry["lasts"] in LASTS, f"{cid}: lasts {entry['lasts']!r}"
             assert "marker" in entry, f"{cid}: lasts without a marker"
         if "vp" in entry:
             assert isinstance(entry["vp"], int) and not isinstance(entry["vp"], bool) and entry["vp"], cid
-        if "procedure" in entry:
-            assert entry["procedure"] is True, f"{cid}: write procedure = true or leave it out"
-            assert entry.get("note") or entry.get("requires"), f"{cid}: a procedure card says what is left to do"
 
 
-def test_requires_needs_a_procedure_or_war_py(events):
+def test_requires_is_checked_by_war_py(events):
     tracks = track_events()
     for cid, entry in events.items():
         if "requires" in entry:
-            assert entry.get("procedure") or entry.get("marker") in tracks, \
-                f"{cid}: `requires` is checked by no code; mark it procedure = true"
+            assert entry.get("marker") in tracks, f"{cid}: `requires` is checked by no code"
 
 
 def test_each_card_does_something(events):
     for cid, entry in events.items():
-        assert set(entry) & {"marker", "ends", "vp", "procedure", "note"}, f"{cid} does nothing"
+        assert set(entry) & {"marker", "ends", "vp", "note"}, f"{cid} does nothing"
 
 
 def test_combat_markers_last_as_long(events):

@@ -94,6 +94,8 @@ def _attackers(state: PogState, side: str, named: list, activation: Activation, 
             raise IllegalOrder(f"{unit} belongs to the other side", rule="base 12.1.3", field=where)
         if state.units[unit].space not in activation.attack:
             raise IllegalOrder(f"{unit} is not in a space activated for attack", rule="base 12.1.1", field=where)
+        if "event_attackers" in action and unit not in action["event_attackers"]:  # R113: an event named who attacks
+            raise IllegalOrder(f"{unit} is not activated for combat by the event", rule="R113", field=where)
         if unit in action.get("attacked_units", ()) or unit in units:
             raise IllegalOrder(f"{unit} has already attacked in this action", rule="base 12.1.6", field=where)
         units.append(unit)

@@ -4,9 +4,9 @@ change, turn windows and events required or forbidden).
 
 Playing one adds the card's war status to its side's (9.5.1.3) and sends the card to the discard
 pile, or out of the game when starred (9.5.1.2). The US entry and Russian capitulation events go
-through war.record_event, which holds their track conditions and procedures. An event whose effect
-needs a procedure not yet adjudicated (placing units, a trench, a neutral's entry...) is refused
-with that said, so nothing is half played; combat cards are played in a combat (base 9.5.4.1).
+through war.record_event, which holds their track conditions and procedures. Every choice an event
+needs is judged before anything changes, so nothing is half played; combat cards are played in a
+combat (base 9.5.4.1).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def catalogue() -> Mapping[str, dict]:
     return datafile.load(__package__, "events.toml")["events"]
 
 
-UNIT_EFFECTS = {"to_reserve", "place_with_army", "remove_eliminated", "reduce_units", "flip_reduced"}  # unit_events.py
+UNIT_EFFECTS = {"to_reserve", "place_with_army", "remove_eliminated", "reduce_units", "flip_reduced", "destroy_fort",
+                "move_units"}  # unit_events.py
 
 
 def play(state: PogState, side: str, name: str, place: list | None = None) -> list[dict]:
@@ -98,11 +99,18 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
     return events
 
 
-def operations_step(side: str, name: str) -> dict:
+def operations_step(state: PogState, side: str, name: str) -> dict:
     """R106: what an event played with operations opens: the other side's hand shown first (Mata
-    Hari, Cloak and Dagger), or at once the activation paid with the card's OPS; {} for others."""
+    Hari, Cloak and Dagger), or at once the activation paid with the card's OPS; R113: the attacks
+    of the units the event activates for combat (Guns of August); {} for others."""
     card = cards.card_id(name) or name
     entry = catalogue().get(card, {})
+    if entry.get("attack_with"):
+        return unit_events.attack_step(state, side, entry["attack_with"])
+    if "peace_terms_line" in entry:
+        return {"kind": "event_roll", "card": card, "line_from": entry["peace_terms_line"]}
+    if entry.get("enemy_choice"):
+        return {"kind": "enemy_choice", "card": card, **entry["enemy_choice"]}
     if not entry.get("operations"):
         return {}
     ops = cards.catalogue()[card]["ops"]
@@ -119,10 +127,6 @@ def _card(state: PogState, side: str, name: str) -> str:
     if facts.get("combat_card"):
         raise IllegalOrder(f"{cards.label(card)} is a combat card: it is played in a combat", rule="base 9.5.4.1",
                            field="card")
-    entry = catalogue().get(card)
-    if "reinforcements" not in facts and (entry is None or entry.get("procedure")):
-        raise IllegalOrder(f"{cards.label(card)}: its event is not adjudicated yet; play the card as OPS, SR or RP",
-                           rule="R96", field="card")
     hands.check_from_hand(state, side, card, "card")  # after the reasons that need no hand
     if war.PEACE_ACCEPTED in state.events:
         raise IllegalOrder("no event is played once peace terms are accepted", rule="8.1.4", field="card")
@@ -148,6 +152,9 @@ def _check_window(state: PogState, card: str, entry: Mapping) -> None:
         raise IllegalOrder(f"{label} may not be played after {', '.join(present)}", rule="base 9.5.1", field="card")
     if not entry.get("first_turn", 1) <= state.turn <= entry.get("last_turn", state.turn):
         raise IllegalOrder(f"{label} may not be played in {state.turn_label}", rule="base 9.5.1", field="card")
+    if state.round > entry.get("last_round", state.round):
+        raise IllegalOrder(f"{label} may not be played after action round {entry['last_round']}",
+                           rule="base 9.5.1", field="card")
 
 
 def _check_choices(state: PogState, side: str, entry: Mapping, place: list) -> None:

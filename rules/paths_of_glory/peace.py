@@ -36,6 +36,16 @@ def peace_terms_line(state: PogState) -> list[int]:
     return list(line["favour"])
 
 
+def event_terms_roll(state: PogState, side: str, dice: Dice, line_from: int) -> list[dict]:
+    """R115 (The Sixtus Affair): a roll on the side's line of the Peace Terms Table that starts at
+    `line_from`, whatever the combined war status; no offer, no war status, no armistice."""
+    line = next(line for line in _data()["lines"] if line["from"] == line_from)
+    die = dice.roll(6, f"{side.upper()} peace terms (event)", "R115")
+    favour = line["favour"][die - 1]
+    return [{"kind": "peace_terms_event", "side": side, "die": die, "favour": favour, "rule": "R115"},
+            *add_vp(state, favour if side == "cp" else -favour, "R115", "the event's peace terms roll")]
+
+
 def _roll(state: PogState, side: str, dice: Dice, purpose: str, rule: str) -> tuple[int, int]:
     die = dice.roll(6, f"{side.upper()} {purpose}", rule)
     return die, peace_terms_line(state)[die - 1]

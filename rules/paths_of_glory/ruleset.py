@@ -31,7 +31,7 @@ from .state import PogState, enemy, next_step
 
 # the action kinds waiting for a roll point
 DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll", "entrench_roll", "draw_roll", "reshuffle",
-              "extra_roll", "last_roll", "initiative_roll")
+              "extra_roll", "last_roll", "initiative_roll", "event_roll")
 MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")  # options that shape the map
 
 
@@ -125,6 +125,8 @@ class PathsOfGlory(Ruleset[PogState]):
             return enemy(state.active)  # 16.5.3: the other side answers
         if state.action.get("kind") == "show_hand":
             return state.action["victim"]  # R106
+        if state.action.get("kind") == "enemy_choice":
+            return enemy(state.active)  # R114: War in Africa's Allied choice
         from . import additional
 
         return additional.deciding(state) or state.active
@@ -165,6 +167,10 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "show_hand":
             victim = "Allied Powers" if state.action["victim"] == "ap" else "Central Powers"
             return f"{victim}: show your hand in the clear (show_hand cards=...; pbem show hand lists it)"
+        if state.action.get("kind") == "enemy_choice":
+            return (f"{'Allied Powers' if state.active == 'cp' else 'Central Powers'}: the event's choice: remove a "
+                    f"{state.action['nation'].upper()} corps from the game (answer_event remove=UNIT) or give "
+                    f"{state.action['vp']} VP (answer_event)")
         if state.action.get("kind") == "ops_event":
             shown = f" (the hand shown: {', '.join(state.action['shown']) or 'empty'})" \
                 if "shown" in state.action else ""
@@ -218,6 +224,11 @@ class PathsOfGlory(Ruleset[PogState]):
             from . import hands
 
             state.action.update(kind="ops_event", shown=hands.show(state, state.action["victim"], order))
+        elif state.action.get("kind") == "enemy_choice":
+            from . import unit_events
+
+            unit_events.answer_choice(state, state.action, order.get("remove"))
+            self._after_activity(state)
         elif state.action.get("kind") == "ops_event" and kind == "activate":
             self._activate(state, order, event_ops=state.action["ops"])
         elif kind == "pass":
@@ -392,7 +403,7 @@ class PathsOfGlory(Ruleset[PogState]):
             from . import events
 
             events.play(state, state.active, str(order.get("card", "")), order.get("place"))
-            step = events.operations_step(state.active, str(order.get("card", "")))
+            step = events.operations_step(state, state.active, str(order.get("card", "")))
             if step:  # R106: the card's operations follow its event
                 state.action.update(step)
             else:
@@ -513,6 +524,9 @@ class PathsOfGlory(Ruleset[PogState]):
             self._after_activity(state)
         elif kind == "peace_roll":  # 16.5.3.2: rejected terms
             peace.answer_peace(state, False, dice)
+            self._after_activity(state)
+        elif kind == "event_roll":  # R115: The Sixtus Affair
+            peace.event_terms_roll(state, state.active, dice, state.action["line_from"])
             self._after_activity(state)
         else:  # economic: the Siege Phase (15.3)
             forts.resolve_sieges(state, state.active, dice, self._supplied(state))
@@ -731,6 +745,8 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("economic",)
         if state.action.get("kind") == "show_hand":
             return ("show_hand",)
+        if state.action.get("kind") == "enemy_choice":
+            return ("answer_event",)
         if state.action.get("kind") == "ops_event":
             return ("activate", "pass")  # R106: the operations may be declined
         dealt = hands.dealt(state)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from . import cards, hands, movement, peace, replacements
+from . import cards, hands, movement, peace, replacements, unit_events
 from .state import PogState
 
 MAX_SPACES = 12  # the automatic OPS 1 is suggested for at most this many spaces, spread over the map
@@ -34,6 +34,8 @@ def candidates(state: PogState, side: str, mine: Mapping | None) -> list[dict]:
         "last_extra": lambda: [{"kind": "pass"}, *({"kind": "extra", "card": c} for c in held)],
         "mandated_economic": lambda: [{"kind": "economic"}],
         "show_hand": lambda: [{"kind": "show_hand", "cards": held}],
+        "enemy_choice": lambda: [{"kind": "answer_event"}, *({"kind": "answer_event", "remove": unit} for unit in
+                                 unit_events.corps_to_remove(state, side, state.action["nation"]))],
         "ops_event": lambda: _activations(state, side, state.action["ops"], {}),
         "movement": lambda: _movement(state, side),
         "sr": lambda: _sr(state, side),

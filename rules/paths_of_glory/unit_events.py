@@ -1,5 +1,5 @@
 """Events that add, place, reduce or remove units as data says (events.toml; R112): Polish
-Restoration, Czech Legion, Russian Cavalry, Russian Desertions.
+Restoration, Czech Legion, Russian Cavalry, Russian Desertions; Guns of August's placement (R113).
 
   to_reserve             units that enter the card side's Reserve Box
   place_with_army        { units, nation }: the units enter one space of the nation holding a
@@ -12,6 +12,13 @@ Restoration, Czech Legion, Russian Cavalry, Russian Desertions.
   flip_reduced           { rp, nations?, types?, near? }: the RPs the card gives flip reduced
                          units of the side on the map, in supply, named in `place`, at their step
                          cost (R73): of those nations and unit types, in or next to `near`
+  move_units             { unit = space }: the units go there at once (R113)
+  destroy_fort           a space whose fort is destroyed, after `move_units` (so units of the
+                         card's side there take control, 15.1.10)
+  attack_with            units activated for combat after the event: their spaces are marked for
+                         attack and only they may attack from them (`attack_step`)
+  enemy_choice           { nation, vp }: the other side removes one corps of the nation from the
+                         game or gives the VP (`answer_choice`; R114)
 """
 
 from __future__ import annotations
@@ -37,10 +44,65 @@ def apply(state: PogState, side: str, entry: Mapping, place: list) -> list[dict]
         events += _reduce(state, side, entry["reduce_units"], place)
     if "flip_reduced" in entry:
         events += _flip(state, side, entry["flip_reduced"], place)
+    for unit, space in entry.get("move_units", {}).items():
+        events += _move_unit(state, side, unit, space)
+    if "destroy_fort" in entry:
+        from .forts import destroy_fort
+
+        events += destroy_fort(state, entry["destroy_fort"], entry["rule"])
     for unit in entry.get("to_reserve", []):
         state.units[unit] = UnitState(f"{side}_reserve")
         events.append({"kind": "to_reserve", "unit": unit, "rule": entry["rule"]})
     return events
+
+
+def _move_unit(state: PogState, side: str, unit: str, space: str) -> list[dict]:
+    where = state.units.get(unit)
+    if where is None or where.space not in state.map.index or state.faction(unit) != side:
+        raise IllegalOrder(f"{unit} is not on the map to be placed in {state.map.name_of(space)}", rule="R113",
+                           field="card")
+    if len([u for u in state.units_in(space) if u != unit]) >= STACKING_LIMIT:
+        raise IllegalOrder(f"{state.map.name_of(space)} would hold more than {STACKING_LIMIT} units", rule="R113",
+                           field="card")
+    where.space = space
+    return [{"kind": "placed", "unit": unit, "to": space, "rule": "R113"}]
+
+
+def attack_step(state: PogState, side: str, units: list[str]) -> dict:
+    """The operations step of an event that activates units for combat (R113): their spaces carry
+    Attack markers, but only these units may attack from them; nothing moves."""
+    from .movement import Activation
+
+    here = [u for u in units if u in state.units and state.units[u].space in state.map.index]
+    activation = Activation(side, attack={state.units[u].space for u in here})
+    return {"kind": "movement", "activation": activation.dump(), "event_attackers": here}
+
+
+def answer_choice(state: PogState, step: Mapping, remove: str | None) -> list[dict]:
+    """R114 (War in Africa): the other side removes one of its corps of the nation, on the map or
+    in the Reserve Box, from the game (a siege it leaves short ends, 15.2.4), or gives the VP."""
+    from .forts import update_siege
+    from .losses import eliminate
+    from .war import add_vp
+
+    chooser = enemy(state.active)
+    if remove is None:
+        return add_vp(state, step["vp"] if chooser == "ap" else -step["vp"], "R114", "the event's choice")
+    eligible = corps_to_remove(state, chooser, step["nation"])
+    if remove not in eligible:
+        raise IllegalOrder(f"{remove!r} is no {step['nation'].upper()} corps of yours on the map or in the Reserve Box "
+                           f"(ANA, AUS, CND and PT do not count); or name none to give the VP", rule="R114",
+                           field="remove")
+    space = state.units[remove].space
+    events = [eliminate(state, remove, permanent=True, rule="R114")]
+    return events + (update_siege(state, space) if space in state.map.index else [])
+
+
+def corps_to_remove(state: PogState, side: str, nation: str) -> list[str]:
+    return sorted(u for u, where in state.units.items()
+                  if state.faction(u) == side and state.nation(u) == nation and u not in state.removed
+                  and state.unit_facts[u].type == "corps" and not state.unit_facts[u].card_nation
+                  and (where.space in state.map.index or where.space == f"{side}_reserve"))
 
 
 def _place_with_army(state: PogState, side: str, spec: Mapping, place: list) -> list[dict]:
