@@ -26,6 +26,7 @@ from .game import Game, join, read_messages, status
 from .history import log_entries
 from .message import Message
 from .orders import from_sealed_text
+from .ruleset import Decision
 
 
 def _deliver(path: Path, recipients: list[Game]) -> None:
@@ -87,13 +88,42 @@ def _refused(game: Game, step: dict, signer) -> Text:
     raise UsageError(f"the demo expected {summary!r} to be refused under {step['refused']}")
 
 
+PICK = "?"
+
+
+def _asked(game: Game, player: str, words: str) -> bool:
+    """Is `player` to move, with `words` in what the open decision asks?"""
+    engine, _ = game.current()
+    pending = engine.pending()
+    return isinstance(pending, Decision) and player in pending.players and words in pending.prompt
+
+
+def _picked(game: Game, player: str, orders: list[dict]) -> list[dict]:
+    """A step of one order may leave fields to the position ("?", where the cards a player holds
+    come from private draws): the first order the ruleset suggests now with the others as given."""
+    if not any(PICK in order.values() for order in orders):
+        return orders
+    if len(orders) != 1:
+        raise UsageError("a step that leaves a field to the position (\"?\") holds one order", field="orders")
+    wanted = orders[0]
+    engine, _ = game.current()
+    for offered in game.ruleset.suggest(engine.state, player, engine.views.get(player)):
+        if offered.keys() >= wanted.keys() and all(v == PICK or offered[k] == v for k, v in wanted.items()):
+            return [offered]
+    raise UsageError(f"no order the position accepts matches {wanted}", field="orders")
+
+
 def _move(games: dict[str, Game], signers: dict, step: dict, unseals: list[Message]):
     """The mover signs and mails his entry; its witnesses reveal; everyone sees the dice."""
     mover = step["player"]
     game = games[mover]
-    orders = step.get("orders", [])
+    orders = _picked(game, mover, step.get("orders", []))
     message, _ = game.move(mover, orders, signers[mover])
-    yield Text.assemble(("seq ", "bold"), (str(message.seq), "bold"), f" {mover}: {_summary(game, orders)}")
+    split = [game.ruleset.order_kinds[order["kind"]].split(order) for order in orders]
+    hidden = "; ".join(" ".join(f"{k}={v}" for k, v in private.items()) for _, private in split if private)
+    yield Text.assemble(("seq ", "bold"), (str(message.seq), "bold"),
+                        f" {mover}: {_summary(game, [public for public, _ in split])}",
+                        (f"  (in {mover}'s private record: {hidden})" if hidden else "", "dim"))
     opened = [u for u in unseals if u.id in message.uses]
     if opened:
         yield _collected(game, opened)
@@ -193,6 +223,8 @@ def _disclose_and_audit(games: dict[str, Game], signers: dict):
 def _play(games: dict[str, Game], signers: dict, steps: list[dict]):
     unseals: list[Message] = []  # the last sealed round's, shown when an entry collects them
     for step in steps:
+        if "if_asked" in step and not _asked(games[step["player"]], step["player"], step["if_asked"]):
+            continue  # a branch the dice did not take
         if step.get("note"):
             yield Text(step["note"], style="italic")
         if "sealed" in step:

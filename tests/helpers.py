@@ -411,10 +411,20 @@ def open_pog_game(games: dict, signers: dict, first: str = "bob", witness: str =
 POG_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "paths-of-glory-1914" / "game"
 
 
-def copy_pog_example(tmp_path: Path) -> Path:
-    """A copy of the shipped Paths of Glory example's game directory, without its cache."""
+POG_FIRST_TURN_SEQ = 21  # the example's last entry before the Allies' sixth action of August 1914
+
+
+def copy_pog_example(tmp_path: Path, upto: int | None = None) -> Path:
+    """A copy of the shipped Paths of Glory example's game directory, without its cache; with
+    `upto`, without the entries after that seq and without the disclosures."""
     game = tmp_path / "game"
     shutil.copytree(POG_EXAMPLE, game, ignore=shutil.ignore_patterns("state.toml", ".lock"))
+    if upto is not None:
+        for entry in (game / "entries").iterdir():
+            if int(entry.stem) > upto:
+                entry.unlink()
+        for disclosure in (game / "side").glob("disclose-*"):
+            disclosure.unlink()
     return game
 
 

@@ -67,9 +67,9 @@ def test_show_tracks_gives_every_record_track():
 def test_the_cli_shows_tracks_and_the_examples_combats(tmp_path):
     import json
 
-    from helpers import copy_pog_example, run_cli
+    from helpers import POG_FIRST_TURN_SEQ, copy_pog_example, run_cli
 
-    game = copy_pog_example(tmp_path)
+    game = copy_pog_example(tmp_path, upto=POG_FIRST_TURN_SEQ)
     code, out, err = run_cli(["show", "tracks", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0, err
     assert json.loads(out)["vp"] == 10 and set(json.loads(out)["mandated_offensives"]) == {"ap", "cp"}
@@ -87,9 +87,9 @@ def test_the_cli_shows_where_the_examples_combat_cards_went(tmp_path):
     card smaller."""
     import json
 
-    from helpers import copy_pog_example, run_cli
+    from helpers import POG_FIRST_TURN_SEQ, copy_pog_example, run_cli
 
-    game = copy_pog_example(tmp_path)
+    game = copy_pog_example(tmp_path, upto=POG_FIRST_TURN_SEQ)
     code, out, err = run_cli(["show", "cards", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0, err
     data = json.loads(out)
@@ -111,9 +111,9 @@ def test_status_says_where_the_game_stands(tmp_path):
     the hand sizes under the log."""
     import json
 
-    from helpers import copy_pog_example, run_cli
+    from helpers import POG_FIRST_TURN_SEQ, copy_pog_example, run_cli
 
-    game = copy_pog_example(tmp_path)
+    game = copy_pog_example(tmp_path, upto=POG_FIRST_TURN_SEQ)
     code, out, err = run_cli(["status", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0, err
     standing = json.loads(out)["standing"]
@@ -121,6 +121,12 @@ def test_status_says_where_the_game_stands(tmp_path):
                                "commitment AP mobilization, CP mobilization; hands AP 6 (pile 7), CP "), standing
     code, out, err = run_cli(["status", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0 and "round 6 of 8" in out, err
+    whole = copy_pog_example(tmp_path / "whole")
+    code, out, err = run_cli(["status", "--json", "--game", str(whole)], tmp_path, home=tmp_path / "home")
+    assert code == 0, err
+    standing = json.loads(out)["standing"]
+    assert standing.startswith("Fall 1914 (turn 3), round 3 of 9, CP first;") and "war status AP 4, CP 0" in standing \
+        and "commitment AP limited, CP mobilization" in standing, standing
 
 
 def test_show_cards_gives_each_sides_sizes_and_the_events_in_effect(tmp_path):
@@ -128,9 +134,9 @@ def test_show_cards_gives_each_sides_sizes_and_the_events_in_effect(tmp_path):
     (the demo scenario starts with the Central Powers' Entrench and Ober Ost in effect)."""
     import json
 
-    from helpers import copy_pog_example, run_cli
+    from helpers import POG_FIRST_TURN_SEQ, copy_pog_example, run_cli
 
-    game = copy_pog_example(tmp_path)
+    game = copy_pog_example(tmp_path, upto=POG_FIRST_TURN_SEQ)
     code, out, err = run_cli(["show", "cards", "--json", "--game", str(game)], tmp_path, home=tmp_path / "home")
     assert code == 0, err
     data = json.loads(out)

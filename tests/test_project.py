@@ -160,16 +160,34 @@ def test_paths_of_glory_demo_plays_the_whole_sequence():
                      r"\(8\.1\.6\.2\): \d", out)
     assert re.search(r"Space Riga \(riga\) .* Fort strength 3, besieged .* Units GE 10 Army GE 8 Army", out)
     assert "verified in all 2 directories" in out
+    # September and Fall 1914: cards as RP, SR and events; 9.5.3 reinforcements; 13.1.12 SR from the Reserve Box
+    assert "bob: rp card=cp12; draw" in out and "alice: sr card=ap10" in out
+    assert "alice: event card=blockade; draw" in out and "bob: event card=cp07 place=ge_9_army:berlin" in out
+    assert "redeploy unit=br_corps_5 to=amiens" in out
+    # 8.2.4 and 8.2.2: each discard rolls at its roll point; a success gives the steps marked if_asked
+    assert re.search(r"bob: extra card=\w+ .* dice: CP rolls for an extra action before the end of the turn: \d", out)
+    assert re.search(r"dice: CP rolls for an additional action: \d, (taken|none) \(8\.2\.2\.1\)", out)
+    # 16.1.3, 8.1.6.2: the Allies reach Limited War; a draw looks at two cards and keeps one in private
+    assert re.search(r"Looking at \(keep one: keep card=\.\.\.\): ap\d\d [^:]*, ap\d\d ", out)
+    assert re.search(r"alice: keep \(in alice's private record: card=ap\d\d\)", out)
+    assert "commitment AP limited, CP mobilization" in out
     # R92: both disclose at the end; the audit finds every card they played in their hands
     assert "audit: alice's play matches the private draws" in out and "audit: bob's play matches" in out
 
 
-def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
+def test_paths_of_glory_example_verifies_and_audits():
     result = pbem("verify", "--game", str(POG_EXAMPLE), "--json")
     assert result.returncode == 0, result.stderr
+    last = len(list((POG_EXAMPLE / "entries").iterdir()))
     audited = pbem("audit", "--game", str(POG_EXAMPLE))  # R92: both disclosed; every card played was held
-    assert audited.returncode == 0 and "alice: every order up to seq 21 is consistent" in audited.stdout, audited
-    engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
+    assert audited.returncode == 0 and f"alice: every order up to seq {last} is consistent" in audited.stdout, audited
+
+
+def test_paths_of_glory_example_holds_the_first_turns_results(tmp_path):
+    """August 1914 up to the Allies' sixth action (seq 21), as the demo script plays it."""
+    from helpers import POG_FIRST_TURN_SEQ, copy_pog_example
+
+    engine = Game(copy_pog_example(tmp_path, upto=POG_FIRST_TURN_SEQ)).replay(keep_rolls=True)
     state = engine.state
     assert engine.head_seq == 21 and [r.seq for r in engine.rolls] == [1, 2, 5, 6, 11, 13, 14, 16, 17, 20]
     rolls = {roll.seq: roll for roll in engine.rolls}
@@ -221,6 +239,28 @@ def test_paths_of_glory_example_verifies_and_holds_the_demo_results():
     assert {state.units[u].space for u in ("ru_corps_3", "ru_corps_4", "ru_corps_10")} == {"ap_eliminated"}
     assert state.units["ge_8_army"].space == state.units["ge_10_army"].space == "riga"
     assert state.forts["riga"] == "besieged" and state.control["riga"] == "ap"
+    assert state.active == "ap" and state.action == {}  # alice is to act next
+
+
+def test_paths_of_glory_example_reaches_limited_war_in_fall_1914():
+    """From seq 22: Blockade and both British Reinforcements cards as events, an RP card, an SR
+    card from the Reserve Box, the additional actions of 8.2.4 and 8.2.2, the Allies' rise to
+    Limited War and a look-ahead card kept in a private record."""
+    engine = Game(POG_EXAMPLE).replay(keep_rolls=True)
+    state = engine.state
+    assert state.turn == 3 and state.commitment == {"ap": "limited", "cp": "mobilization"}
+    assert state.war_status["ap"] == 4 and "blockade" in state.events  # 2 + 1 + 1 (9.5.1.3, 16.1.3)
+    assert state.hands["ap"]["decks"] == 2  # the Limited War deck shuffled in (16.1.3)
+    assert {"ap01", "ap02", "ap04", "ap14", "cp07"} <= set(state.cards["removed"])  # starred events
+    assert state.units["ge_9_army"].space == "berlin"
+    assert state.units["br_2_army"].space == state.units["br_1_army"].space == "london"
+    assert state.units["br_corps_5"].space == state.units["br_bef_corps"].space == "amiens"  # SR, 13.1.12
+    purposes = [draw.purpose for roll in engine.rolls for draw in roll.draws]
+    assert any("extra action before the end of the turn" in p for p in purposes)  # 8.2.4
+    assert any("additional action" in p for p in purposes)  # 8.2.2
+    entries = [parse(path.read_bytes()) for path in sorted((POG_EXAMPLE / "entries").iterdir())]
+    kept = [entry for entry in entries if entry.fields["orders"][0]["kind"] == "keep"]
+    assert [entry.fields["orders"] for entry in kept] == [[{"kind": "keep"}]]  # the card: a private record (8.1.6.2)
     assert state.active == "ap" and state.action == {}  # alice is to act next
 
 
