@@ -27,6 +27,8 @@ needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="no ../share
 FIELDS = {"side", "number", "name", "event", "commitment", "ops", "sr", "rp", "war_status", "combat_card",
           "ops_event", "removed_after_play", "optional", "reinforcements", "expires"}
 FLAGS = ("combat_card", "ops_event", "removed_after_play", "optional")
+PLACED_KEYS = {"where", "at_war", "after", "before", "beach_head", "home_entry"}  # R116, R117
+PLACED_AS_DIRECTED = {"ap29", "ap31", "ap41", "ap50", "ap53", "cp24"}  # base 9.5.3.2-9.5.3.3
 GENERIC_CORPS = re.compile(r"([a-z]+)_corps_\d+")
 
 
@@ -116,7 +118,8 @@ def test_reinforcement_pieces_exist_on_the_cards_side(cards, units):
         if "reinforcements" not in card:
             continue
         brings = card["reinforcements"]
-        assert set(brings) <= {"nation", "units", "corps"} and ("units" in brings or "corps" in brings), key
+        assert set(brings) <= {"nation", "units", "corps", *PLACED_KEYS}, key
+        assert "units" in brings or "corps" in brings, key
         for unit in brings.get("units", []):
             assert units[unit]["faction"] == card["side"], (key, unit)
         if "corps" in brings:
@@ -146,6 +149,32 @@ def test_with_the_optional_cards_only_the_us_corps_run_short_by_two(cards, units
     short = {n: at_start[n] + everything[n] - pieces[n] for n in pieces | everything}
     assert {n: s for n, s in short.items() if s > 0} == {"us": 2}
     assert (everything["us"], corps_brought(cards, optional=False)["us"], pieces["us"]) == (6, 4, 4)
+
+
+def test_cards_placing_their_units_name_real_spaces_events_and_nations(cards, units):
+    """R116, R117: the six cards that place their units where they say, and nothing else."""
+    spaces = pog_data("map.toml")["spaces"]
+    events = {c["event"] for c in cards.values() if "event" in c}
+    placed = {k: c["reinforcements"] for k, c in cards.items() if "where" in c.get("reinforcements", {})}
+    assert set(placed) == PLACED_AS_DIRECTED
+    for key, brings in placed.items():
+        assert "corps" not in brings, key
+        assert brings["where"] == "near_east" or set(brings["where"]) <= set(spaces), key
+        assert set(brings.get("after", []) + brings.get("before", [])) <= events, key
+        assert set(brings.get("at_war", [])) <= {s["nation"] for s in spaces.values()}, key
+        armies = {u for u in brings["units"] if units[u]["type"] == "army"}
+        assert ("home_entry" in brings) == bool(armies) == all(units[u].get("near_east") for u in brings["units"])
+    assert {k for k, c in cards.items() if c.get("reinforcements", {}).keys() & PLACED_KEYS} == PLACED_AS_DIRECTED
+    assert [k for k, b in placed.items() if b.get("beach_head")] == ["ap31"]
+
+
+def test_the_mef_entered_at_home_is_recorded_as_operations_reads_it(cards):
+    """R105, R117: the record of the MEF entered at home is the one 9.2.7.1's price looks for."""
+    from pbem.rules.paths_of_glory import operations
+
+    assert cards["ap31"]["reinforcements"]["home_entry"] == operations.MEF_AS_REINFORCEMENT
+    text = pog_data_text("cards.toml")
+    assert len(re.findall(r"# R116: [^\n]*\nreinforcements = \{", text)) == len(PLACED_AS_DIRECTED)
 
 
 def test_rulings_r89_and_r90(cards):

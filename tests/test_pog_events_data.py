@@ -185,3 +185,19 @@ def test_covers_the_reference_plain_cards(events):
     covered = set(events) | set(left_out(pog_data_text("events.toml")))
     assert plain - covered == set(), f"not covered: {sorted(plain - covered)}"
     assert covered - plain == set(), f"not plain cards in cards.csv: {sorted(covered - plain)}"
+
+
+def test_event_procedures_name_real_units_spaces_and_lines(events):
+    """The keys read by unit_events.py and peace.py name units, spaces and lines that exist."""
+    units, spaces = pog_data("units.toml")["units"], pog_data("map.toml")["spaces"]
+    lines = {line["from"] for line in pog_data("peace.toml")["lines"]}
+    for cid, entry in events.items():
+        for unit, space in entry.get("move_units", {}).items():
+            assert unit in units and space in spaces, cid
+        if "destroy_fort" in entry:
+            assert spaces[entry["destroy_fort"]].get("fort"), cid
+        assert all(unit in units for unit in entry.get("attack_with", [])), cid
+        assert entry.get("peace_terms_line", 0) in lines, cid
+        if "enemy_choice" in entry:
+            assert set(entry["enemy_choice"]) == {"nation", "vp"}, cid
+        assert isinstance(entry.get("last_round", 1), int), cid

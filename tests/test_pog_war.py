@@ -193,7 +193,7 @@ def test_rulings_cited_exist():
     assert len(written) == len(set(written))
     cases = Path(__file__).parent / "cases" / "paths_of_glory"
     sources = [*root.glob("*.py"), *(root / "data").glob("*.toml"), *cases.glob("*.toml")]
-    cited = {f"R{r}" for path in sources for r in re.findall(r"\bR(\d\d)\b", path.read_text())}
+    cited = {f"R{r}" for path in sources for r in re.findall(r"\bR(\d+)\b", path.read_text())}
     assert cited <= set(written), sorted(cited - set(written))
 
 

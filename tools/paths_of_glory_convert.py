@@ -661,7 +661,16 @@ CARDS_HEADER = """\
 #                   `units`, the named pieces it brings (ids in units.toml; absent when none);
 #                   `corps`, how many of that nation's identical corps pieces it brings, the
 #                   player picking which of `<nation>_corps_<n>` (absent when none). A piece of
-#                   another nation may come with it (the SN corps on a Turkish card, base 9.5.3.2)
+#                   another nation may come with it (the SN corps on a Turkish card, base 9.5.3.2).
+#                   The cards that place their units as they direct (base 9.5.3.2-9.5.3.5, R116)
+#                   add: `where`, the spaces each of `units` may enter, a list of space ids or
+#                   "near_east" (any space of `nation` on the Near East map); the card's conditions
+#                   for placing them so, `at_war` (nations that must be at war), `after` (event
+#                   ids that must be in effect) and `before` (event ids none of which may be);
+#                   `beach_head`, true when the MEF Beach Head marker goes in the army's space
+#                   (9.5.3.5); `home_entry`, for an Allied Near East army that may instead enter
+#                   at home free of those conditions (9.5.3.4, R117), the record then put among
+#                   the position's events
 """
 
 COMMITMENTS = ("mobilization", "limited", "total")
@@ -675,6 +684,22 @@ OPTIONAL_CARDS = range(56, 66)
 MISSING_REINFORCEMENTS = {
     ("ap", 47): ("us", ["2 Army", "US Corps"],
                  "R89: the reference lists no units; the event brings the US 2nd Army and one US corps"),
+}
+
+# base 9.5.3.2-9.5.3.5: the cards that place their units where the card says (see the header's
+# `reinforcements`), with the comment citing the rulings.
+PLACED_AS_DIRECTED: dict[tuple[str, int], tuple[dict[str, object], str]] = {
+    ("ap", 29): ({"where": "near_east", "home_entry": "cau_reinforcement"},
+                 "R116: in a supplied Russian space of the Near East map; R117: or at home"),
+    ("ap", 31): ({"where": ["mef1", "mef2", "mef3", "mef4"], "at_war": ["tu"], "before": ["salonika"],
+                  "beach_head": True, "home_entry": "mef_reinforcement"},
+                 "R116: in a MEF space with the beach head, Turkey at war and before Salonika; R117: or at home"),
+    ("ap", 41): ({"where": ["arabia"], "at_war": ["tu"]}, "R116: in Arabia, Turkey at war"),
+    ("ap", 50): ({"where": ["alexandria"], "after": ["sinai_pipeline"], "home_entry": "ne_reinforcement"},
+                 "R116: in Alexandria after Sinai Pipeline; R117: or at home"),
+    ("ap", 53): ({"where": ["salonika"], "home_entry": "orient_reinforcement"},
+                 "R116: in Salonika while Allied; R117: or at home"),
+    ("cp", 24): ({"where": ["libya"]}, "R116: in Libya, free of Allied units"),
 }
 
 # Events whose card is also the action round's operations card, as each event says; the comment
@@ -745,6 +770,9 @@ def card_reinforcements(row: dict[str, str], units: Mapping[str, dict]) -> tuple
         fields["units"] = named
     if len(named) < len(pieces):
         fields["corps"] = len(pieces) - len(named)
+    if (side, number) in PLACED_AS_DIRECTED:
+        directed, comment = PLACED_AS_DIRECTED[side, number]
+        fields |= directed
     return fields, comment
 
 

@@ -4,6 +4,7 @@ One answer for movement and for supply: a supply line crosses only the connectio
 unit could move across (14.1.2, RULINGS R15).
 
   beach_head(state), beach_index(state)    the MEF Beach Head marker's space, if placed (9.5.3.5)
+  lift_beach_head(state)                   the marker goes once a Central Powers unit is there
   mef_space_open(pog, i, beach)            a MEF space is in play only with the marker in it
   mef_link_open(pog, x, y, beach)          and so is a connection to it (base 11.1.10)
   unit_tokens(unit, tokens)                the connection tokens that admit the unit (11.1.4, R06)
@@ -39,6 +40,13 @@ def beach_head(state: PogState) -> str | None:
         if entry.startswith(BEACH_HEAD_EVENT):
             return entry[len(BEACH_HEAD_EVENT):]
     return None
+
+
+def lift_beach_head(state: PogState) -> None:
+    """base 9.5.3.5: once a Central Powers unit enters the marker's space, the marker goes."""
+    where = beach_head(state)
+    if where and any(state.faction(unit) == "cp" for unit in state.units_in(where)):
+        state.events.discard(BEACH_HEAD_EVENT + where)
 
 
 def beach_index(state: PogState) -> int | None:

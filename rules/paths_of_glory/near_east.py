@@ -3,6 +3,9 @@ shared by movement, attack, retreat and advance."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cache
+
 from .state import PogState
 
 CAUCASUS_LINKS = (frozenset({"caucasus", "poti"}), frozenset({"caucasus", "grozny"}))  # base 11.3.2
@@ -11,9 +14,20 @@ FALL_OF_THE_TSAR = "fall_of_the_tsar"
 
 
 def army_barred(state: PogState, unit: str, space: str) -> bool:
-    """base 11.3.1: only the armies of the Near East list enter or attack Near East spaces."""
+    """base 11.3.1: only the armies of the Near East list enter or attack Near East spaces; not one
+    that entered at home instead (9.5.3.4, R117)."""
     facts = state.unit_facts[unit]
-    return facts.type == "army" and not facts.near_east and state.map.map[state.map.index[space]] == "neareast"
+    near_east = facts.near_east and home_records().get(unit) not in state.events
+    return facts.type == "army" and not near_east and state.map.map[state.map.index[space]] == "neareast"
+
+
+@cache
+def home_records() -> Mapping[str, str]:
+    """Each Allied Near East army's record of an entry at home (cards.toml `home_entry`)."""
+    from . import cards
+
+    return {unit: facts["reinforcements"]["home_entry"] for facts in cards.catalogue().values()
+            if "home_entry" in facts.get("reinforcements", {}) for unit in facts["reinforcements"]["units"]}
 
 
 def caucasus_refusal(state: PogState, unit: str, a: str, b: str) -> str | None:

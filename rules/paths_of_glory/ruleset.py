@@ -148,6 +148,9 @@ class PathsOfGlory(Ruleset[PogState]):
         if state.action.get("kind") == "peace_offer":
             other = "Allied Powers" if state.active == "cp" else "Central Powers"
             return f"{other}: accept or reject the {side}' peace terms (answer_peace accept=true or false)"
+        if "event_attackers" in state.action and not state.action.get("attacked_spaces"):
+            return (f"{side}: the event activated {', '.join(state.action['event_attackers'])} for combat: attack "
+                    "with them (attack units=... space=...) or pass")
         if state.action.get("attacked_spaces"):
             return f"{side}, turn {state.turn} round {state.round}: attack from the spaces activated for attack or pass"
         if state.action.get("kind") == "movement":
@@ -168,9 +171,13 @@ class PathsOfGlory(Ruleset[PogState]):
             victim = "Allied Powers" if state.action["victim"] == "ap" else "Central Powers"
             return f"{victim}: show your hand in the clear (show_hand cards=...; pbem show hand lists it)"
         if state.action.get("kind") == "enemy_choice":
-            return (f"{'Allied Powers' if state.active == 'cp' else 'Central Powers'}: the event's choice: remove a "
-                    f"{state.action['nation'].upper()} corps from the game (answer_event remove=UNIT) or give "
-                    f"{state.action['vp']} VP (answer_event)")
+            from . import cards, unit_events
+
+            other = enemy(state.active)
+            eligible = ", ".join(unit_events.corps_to_remove(state, other, state.action["nation"])) or "none"
+            return (f"{'Allied Powers' if other == 'ap' else 'Central Powers'}: {cards.label(state.action['card'])}: "
+                    f"remove a {state.action['nation'].upper()} corps from the game (answer_event remove=UNIT; "
+                    f"{eligible}) or give {state.action['vp']} VP (answer_event)")
         if state.action.get("kind") == "ops_event":
             shown = f" (the hand shown: {', '.join(state.action['shown']) or 'empty'})" \
                 if "shown" in state.action else ""
@@ -246,9 +253,11 @@ class PathsOfGlory(Ruleset[PogState]):
             self._within_movement(state, kind, order)
         else:
             self._new_action(state, kind, order)
+        from .connections import lift_beach_head
         from .turn import sync_control_vp
 
         sync_control_vp(state)
+        lift_beach_head(state)  # 9.5.3.5: after a move, advance or retreat into its space
         return state
 
     def _end_movement(self, state: PogState, take_back: bool = False) -> None:
@@ -727,8 +736,8 @@ class PathsOfGlory(Ruleset[PogState]):
             return ("offensives",)
         if state.action.get("kind") == "peace_offer":
             return ("answer_peace",)
-        if state.action.get("attacked_spaces"):
-            return ("attack", "pass")  # base 9.2.9: movement is over once combat begins
+        if state.action.get("attacked_spaces") or "event_attackers" in state.action:
+            return ("attack", "pass")  # base 9.2.9: movement is over once combat begins; R113: nothing moves
         if state.action.get("kind") == "movement":
             return ("move", "build_fort", "entrench", "reorganize", "attack", "pass")
         if state.action.get("kind") == "sr":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from . import cards, hands, movement, peace, replacements, unit_events
+from . import cards, hands, movement, peace, reinforcements, replacements, unit_events
 from .state import PogState
 
 MAX_SPACES = 12  # the automatic OPS 1 is suggested for at most this many spaces, spread over the map
@@ -74,8 +74,8 @@ def _activations(state: PogState, side: str, ops: int, paid: dict) -> list[dict]
 
 
 def _placements(state: PogState, card: str) -> list[list[str]]:
-    """A reinforcement card's armies each placed in the first space 9.5.3.3 allows it (none if one
-    has no space); a neutral entry card's free corps in the first spaces the chart leaves open."""
+    """A reinforcement card's armies each placed in the first space its card or 9.5.3.3 allows it
+    (none if one has no space); a neutral entry card's free corps in the first spaces the chart leaves open."""
     from . import events
     from .data import load_setup
 
@@ -94,12 +94,12 @@ def _placements(state: PogState, card: str) -> list[list[str]]:
         return [[f"{unit}:{space}" for unit, space in zip(free.units, spaces, strict=False)]] if free else []
     armies = [unit for unit in cards.catalogue()[card].get("reinforcements", {}).get("units", [])
               if state.unit_facts[unit].type == "army"]
-    places = []
-    for army in armies:
-        spaces = replacements.army_placements(state, army)
-        if not spaces:
+    side, places = cards.catalogue()[card]["side"], []
+    for army in armies:  # R116, R117: the card's own spaces first, then the Near East armies' homes
+        space = next(reinforcements.army_spaces(state, side, card, army), None)
+        if space is None:
             return []
-        places.append(f"{army}:{spaces[0]}")
+        places.append(f"{army}:{space}")
     return [places] if places else []
 
 

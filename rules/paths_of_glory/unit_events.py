@@ -61,6 +61,10 @@ def _move_unit(state: PogState, side: str, unit: str, space: str) -> list[dict]:
     if where is None or where.space not in state.map.index or state.faction(unit) != side:
         raise IllegalOrder(f"{unit} is not on the map to be placed in {state.map.name_of(space)}", rule="R113",
                            field="card")
+    enemies = [u for u in state.units_in(space) if state.faction(u) != side]
+    if enemies:
+        raise IllegalOrder(f"{state.map.name_of(space)} holds enemy units ({', '.join(enemies)}): {unit} cannot be "
+                           "placed there", rule="R113", field="card")
     if len([u for u in state.units_in(space) if u != unit]) >= STACKING_LIMIT:
         raise IllegalOrder(f"{state.map.name_of(space)} would hold more than {STACKING_LIMIT} units", rule="R113",
                            field="card")
@@ -79,8 +83,9 @@ def attack_step(state: PogState, side: str, units: list[str]) -> dict:
 
 
 def answer_choice(state: PogState, step: Mapping, remove: str | None) -> list[dict]:
-    """R114 (War in Africa): the other side removes one of its corps of the nation, on the map or
-    in the Reserve Box, from the game (a siege it leaves short ends, 15.2.4), or gives the VP."""
+    """R114 (War in Africa): the other side removes one of its corps of the nation still in the
+    game (on the map, in the Reserve Box or in the eliminated box) for good (a siege it leaves
+    short ends, 15.2.4), or gives the VP."""
     from .forts import update_siege
     from .losses import eliminate
     from .war import add_vp
@@ -90,19 +95,23 @@ def answer_choice(state: PogState, step: Mapping, remove: str | None) -> list[di
         return add_vp(state, step["vp"] if chooser == "ap" else -step["vp"], "R114", "the event's choice")
     eligible = corps_to_remove(state, chooser, step["nation"])
     if remove not in eligible:
-        raise IllegalOrder(f"{remove!r} is no {step['nation'].upper()} corps of yours on the map or in the Reserve Box "
-                           f"(ANA, AUS, CND and PT do not count); or name none to give the VP", rule="R114",
-                           field="remove")
+        why = "is not in play" if remove in state.unit_facts and state.faction(remove) == chooser else \
+            f"is no {step['nation'].upper()} corps of yours"
+        raise IllegalOrder(f"{remove!r} {why}: name one of {', '.join(eligible) or 'none'}, or none to give the VP",
+                           rule="R114", field="remove")
     space = state.units[remove].space
     events = [eliminate(state, remove, permanent=True, rule="R114")]
     return events + (update_siege(state, space) if space in state.map.index else [])
 
 
+DOMINION_CORPS = frozenset({"br_ana_corps", "br_aus_corps", "br_cnd_corps", "br_pt_corps"})  # R114: not "BR"
+
+
 def corps_to_remove(state: PogState, side: str, nation: str) -> list[str]:
-    return sorted(u for u, where in state.units.items()
+    """The corps of `nation` still in the game: on the map or in a box, not removed for good."""
+    return sorted(u for u in state.units
                   if state.faction(u) == side and state.nation(u) == nation and u not in state.removed
-                  and state.unit_facts[u].type == "corps" and not state.unit_facts[u].card_nation
-                  and (where.space in state.map.index or where.space == f"{side}_reserve"))
+                  and state.unit_facts[u].type == "corps" and u not in DOMINION_CORPS)
 
 
 def _place_with_army(state: PogState, side: str, spec: Mapping, place: list) -> list[dict]:
