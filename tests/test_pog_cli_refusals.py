@@ -281,3 +281,32 @@ def test_card_plays_refused_at_the_command_line_sign_nothing(pog):
     assert "field 'orders[1].card', rule 9.2.1: 'ap01' is not a card of your deck" in line, line
     pog.play("bob", "rp rp=ge", "pass")
     pog.waiting("alice", "Allied Powers, turn 1 round 1: activate, sr, rp, event, economic, political or pass")
+
+
+def test_orders_of_each_class_refused_at_the_command_line_sign_nothing(pog):
+    """Item 11's classes, each refused in one line naming its field and rule, nothing signed: an
+    entry out of turn (protocol §5), a card not held (R92), an order of a step not open (8.1.4:
+    keep, answer_event), an additional action before Fall 1914 (8.2.2), a second SR card in a row
+    (base 9.3.3). The legal orders between them are accepted."""
+    from pbem.rules.paths_of_glory import cards
+
+    held = [label.split()[0] for label in pog.json("bob", "show", "hand")["yours"]["cp"]["hand"]]
+    unheld = next(card for card, facts in cards.catalogue().items()
+                  if facts["side"] == "cp" and facts["commitment"] == "mobilization" and card not in held)
+    line = pog.refuse("alice", "pass")
+    assert "field 'player', rule PROTOCOL §5: out of turn: the next entry is bob's" in line, line
+    line = pog.refuse("bob", f"activate spaces=metz card={unheld}")
+    assert f"field 'orders[1].card', rule R92: you do not hold {cards.label(unheld)}" in line, line
+    for order in (f"keep card={held[0]}", "answer_event"):
+        line = pog.refuse("bob", order)
+        assert f"field 'orders[1].kind', rule 8.1.4: {order.split()[0]} is not an order now" in line, line
+    line = pog.refuse("bob", f"extra card={held[0]}")
+    assert "field 'orders[1].kind', rule 8.2.2: " in line, line
+    first, second = held[0], held[1]
+    pog.play("bob", f"sr card={first}", "redeploy unit=ge_corps_1 to=berlin", "pass")
+    pog.play("bob", "pass")  # his draw step: he draws nothing
+    pog.play("alice", "pass", "pass")
+    line = pog.refuse("bob", f"sr card={second}")
+    assert "field 'orders[1].card', rule base 9.3.3: " in line, line
+    pog.play("bob", f"rp card={second}", "pass")
+    pog.waiting("alice", "Allied Powers, turn 1 round 2: activate, sr, rp, event, economic, political or pass")
