@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from pbem.errors import IllegalOrder
 
-from . import card_zones, cards, hands, war
+from . import card_zones, cards, hands, optional_cards, war
 from .state import PogState, next_step
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -207,7 +207,9 @@ def pile_of(state: PogState, side: str, mine: Mapping, taken: list[str]) -> list
     by number."""
     out = set(mine["hand"]) | set(mine.get("looking", [])) | set(taken)
     order = list(cards.catalogue())
-    return sorted(hands.unseen(state, side) - out, key=order.index)
+    chosen = state.hands[side]["optional"]
+    return sorted((card for card in hands.unseen(state, side) - out if optional_cards.allowed(mine, chosen, card)),
+                  key=order.index)
 
 
 def reshuffle(state: PogState, side: str, mine: dict | None) -> None:
@@ -228,7 +230,7 @@ def shuffle_in(state: PogState, side: str, private: PrivateDraws | None, player:
     counts = state.hands[side]
     level = cards.LEVELS.index(state.commitment[side]) + 1
     for new in cards.LEVELS[counts["decks"]:level]:
-        counts["pile"] += len(cards.deck(side, new, bool(counts["optional"])))
+        counts["pile"] += optional_cards.deck_size(side, new, counts["optional"])
     counts["decks"] = level
     reshuffle(state, side, mine)
 

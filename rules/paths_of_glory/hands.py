@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from pbem.errors import IllegalOrder
 
-from . import card_zones, cards
+from . import card_zones, cards, optional_cards
 from .state import SIDES, PogState
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,20 +52,21 @@ def deal(state: PogState, private: PrivateDraws | None, guns_of_august: bool, op
     `first_cards` (public, by its data)."""
     if state.setup is None or dealt(state):
         return
-    optional = options.get("optional_cards") == "all"
-    size = LARGE_HAND if optional or options.get("hand_8") else HAND_SIZE
+    chosen = optional_cards.mode(options)
+    size = LARGE_HAND if chosen == optional_cards.ALL or options.get("hand_8") else HAND_SIZE
     for side, player in sorted(owners.items()):
         held = [GUNS_OF_AUGUST] if side == "cp" and guns_of_august else []
         held += [card for card in (first or {}).get(side, []) if card not in held]
-        pile = [card for card in cards.deck(side, "mobilization", optional) if card not in held]
         dice = private.dice(player, f"deal {side.upper()}'s first hand", RULE) if private else None
         view = private.view(player) if private else None
         if dice is not None and view is not None:
+            mine = view.setdefault("sides", {}).setdefault(side, {"hand": []})
+            pile = [card for card in cards.deck(side, "mobilization", chosen != optional_cards.NONE)
+                    if card not in held and optional_cards.allowed(mine, chosen, card)]
             shuffled = dice.shuffle(pile, f"shuffle {side.upper()}'s Mobilization deck", RULE)
-            drawn = size - len(held)
-            view.setdefault("sides", {})[side] = {"hand": held + shuffled[:drawn]}
-        state.hands[side] = {"hand": size, "pile": len(pile) + len(held) - size, "limit": size,
-                             "optional": int(optional), "decks": 1}
+            mine["hand"] = held + shuffled[:size - len(held)]
+        state.hands[side] = {"hand": size, "pile": optional_cards.deck_size(side, "mobilization", chosen) - size,
+                             "limit": size, "optional": chosen, "decks": 1}
 
 
 def decks_due(state: PogState) -> list[str]:
@@ -194,7 +195,9 @@ def hand_data(state: PogState, private: Mapping[str, dict] | None) -> dict:
     """`pbem show hand`: your cards and those you are looking at (where your key is), both sides'
     hand and pile sizes."""
     yours = {side: {"hand": [_shown(card) for card in holding(state, mine)],
-                    "looking": [_shown(card) for card in mine.get("looking", [])]}
+                    "looking": [_shown(card) for card in mine.get("looking", [])],
+                    **({"selection": {key: [cards.label(c) for c in names] for key, names in mine["selection"].items()}}
+                       if "selection" in mine else {})}
              for view in (private or {}).values() for side, mine in view.get("sides", {}).items()}
     return {"dealt": dealt(state), "yours": yours,
             "counts": {side: dict(state.hands.get(side, {})) for side in SIDES}}

@@ -152,6 +152,9 @@ def render_hand(data: dict):
         lines.append(literal(f"Your hand ({side.upper()}): {', '.join(mine['hand']) or 'empty'}"))
         if mine["looking"]:
             lines.append(literal(f"Looking at (keep one: keep card=...): {', '.join(mine['looking'])}"))
+        if mine.get("selection"):  # R119
+            added, removed = (", ".join(mine["selection"][key]) or "none" for key in ("add", "remove"))
+            lines.append(literal(f"Your optional cards: {added}; out of the game for them: {removed}"))
     if not data["yours"]:
         lines.append(Text("No hand of yours on this machine (your key holds it).", style="dim"))
     for side, counts in data["counts"].items():

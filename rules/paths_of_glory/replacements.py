@@ -204,8 +204,8 @@ def _replaceable(state: PogState, side: str, unit: str, field: str) -> str:
         raise IllegalOrder(f"the enemy holds or besieges {facts.nation.upper()}'s capital", rule="17.1.3", field=field)
     barred = _data()["barred_while_enemy_holds"]
     if unit in barred["units"] and state.control.get(barred["space"]) == enemy(side):
-        raise IllegalOrder(f"{unit} takes no replacements while the enemy controls {state.map.name_of(barred['space'])}",
-                           rule="R118", field=field)
+        where = state.map.name_of(barred["space"])
+        raise IllegalOrder(f"{unit} takes no replacements while the enemy controls {where}", rule="R118", field=field)
     return rp
 
 

@@ -67,7 +67,10 @@ class PathsOfGlory(Ruleset[PogState]):
         if chosen["vp_bid"]:
             victory.record_bid(state, chosen["vp_bid"], chosen["vp_bid_to"])
         if not state.mo:
-            state.action = {"kind": "offensives"}
+            from . import optional_cards
+
+            selecting = optional_cards.mode(chosen) == optional_cards.SELECTED
+            state.action = {"kind": "select_cards" if selecting else "offensives"}
         return state
 
     def _start(self, setup: Setup) -> PogState:
@@ -127,6 +130,10 @@ class PathsOfGlory(Ruleset[PogState]):
             return state.action["victim"]  # R106
         if state.action.get("kind") == "enemy_choice":
             return enemy(state.active)  # R114: War in Africa's Allied choice
+        if state.action.get("kind") == "select_cards":
+            from . import optional_cards
+
+            return optional_cards.waiting(state) or state.active
         from . import additional
 
         return additional.deciding(state) or state.active
@@ -142,6 +149,10 @@ class PathsOfGlory(Ruleset[PogState]):
                     "retreat": f"combat at {where}: the defender retreats (retreat units=... path=...) or stands",
                     "advance": f"combat at {where}: the attacker advances (advance units=... path=...) or passes",
                     }[combat["step"]]
+        if state.action.get("kind") == "select_cards":
+            who = "Central Powers" if self._deciding_side(state) == "cp" else "Allied Powers"
+            return (f"{who}: before the deal, select the optional cards you add and the basic cards they replace, "
+                    "in private (select_cards add=... remove=...; none: select_cards)")
         if state.action.get("kind") == "offensives":
             return (f"turn {state.turn}: the Central Powers deal both hands (Guns of August in theirs with "
                     "offensives guns_of_august=true) and roll both sides' mandated offensives (offensives)")
@@ -219,6 +230,10 @@ class PathsOfGlory(Ruleset[PogState]):
             self._within_combat(state, kind, order)
         elif kind in ("offensives", "answer_peace"):
             self._phase_order(state, kind, order)
+        elif kind == "select_cards":
+            from . import optional_cards
+
+            optional_cards.record_public(state)
         elif state.action.get("kind") == "sr":
             self._within_sr(state, kind, order)
         elif state.action.get("kind") in ("draw_step", "keep"):
@@ -663,14 +678,22 @@ class PathsOfGlory(Ruleset[PogState]):
             draws.check_keep(view, order)
         elif order.get("kind") == "show_hand":
             hands.check_shown(state, view, order)
+        elif order.get("kind") in ("select_cards", "offensives"):
+            from . import optional_cards
+
+            optional_cards.check_private(view, order, self._deciding_side(state))
         hands.check_private(view, order)
 
     def apply_private(self, view: dict, player: str, order: Mapping) -> None:
-        """8.1.6: the card kept goes to his hand."""
+        """8.1.6: the card kept goes to his hand; base 2.3: his selection of optional cards."""
         from . import draws
 
         if order.get("kind") == "keep":
             draws.keep_private(view, order)
+        elif order.get("kind") == "select_cards":
+            from . import optional_cards
+
+            optional_cards.record_private(view, order)
 
     def held(self, state: PogState, view: dict) -> list[str]:
         """R92: each side's cards of the view still in its hand."""
@@ -718,7 +741,7 @@ class PathsOfGlory(Ruleset[PogState]):
         try:
             if view is not None:
                 self.check_private(view, player, order, state)
-            public = {key: value for key, value in order.items() if key != "card" or order["kind"] != "keep"}
+            public, _ = self.order_kinds[order["kind"]].split(order)
             self.apply(positions.copy(state), player, public)
         except IllegalOrder:
             return False
@@ -734,6 +757,8 @@ class PathsOfGlory(Ruleset[PogState]):
                     "advance": ("advance", "pass")}.get(combat["step"], ())
         if state.action.get("kind") == "offensives":
             return ("offensives",)
+        if state.action.get("kind") == "select_cards":
+            return ("select_cards",)
         if state.action.get("kind") == "peace_offer":
             return ("answer_peace",)
         if state.action.get("attacked_spaces") or "event_attackers" in state.action:

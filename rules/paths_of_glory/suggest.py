@@ -26,6 +26,7 @@ def candidates(state: PogState, side: str, mine: Mapping | None) -> list[dict]:
         return _combat(state, combat, held)
     kind = state.action.get("kind")
     by_step: dict[str, Callable[[], list[dict]]] = {
+        "select_cards": lambda: [{"kind": "select_cards"}],
         "offensives": lambda: [{"kind": "offensives"}, {"kind": "offensives", "guns_of_august": True}],
         "peace_offer": lambda: [{"kind": "answer_peace", "accept": False}, {"kind": "answer_peace", "accept": True}],
         "draw_step": lambda: _draw_step(state, side, held),
