@@ -594,7 +594,10 @@ class Engine:
             view = self.views.get(message.player)
             audit = message.fields["seq"] <= self.audited.get(message.player, 0)
             try:
-                whole = {**order, **private.get(index, {})}  # the author's own view sees his private fields
+                hidden = private.get(index, {})
+                if hidden:
+                    self.ruleset.check_order(order).check_private_fields(hidden)
+                whole = {**order, **hidden}  # the author's own view sees his private fields
                 if (check_private or audit) and view is not None:
                     self.ruleset.check_private(view, message.player, whole, self.state)
                 self.state = self.ruleset.apply(self.state, message.player, order)

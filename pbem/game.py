@@ -1097,8 +1097,8 @@ class Game:
             kind = self.ruleset.order_kinds.get(str(order.get("kind")))
             shown, hidden = kind.split(order) if kind else (order, {})
             public.append(shown)
-            if hidden:
-                private[index] = hidden
+            if hidden or (kind and any(spec.private for spec in kind.fields)):
+                private[index] = hidden  # a kind with private fields always seals: an empty one looks the same
         return public, private
 
     def _seal_private(self, player: str, signer: Signer, fields: dict, private: dict[int, dict]) -> str:

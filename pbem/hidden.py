@@ -102,9 +102,18 @@ def seal_record(hidden: HiddenChain, seq: int, salt_hex: str, prev_hex: str, fie
     encrypted with the author's hidden value for seq."""
     import tomli_w
 
-    record = tomli_w.dumps({"orders": {str(index): values for index, values in fields.items()}}).encode()
+    record = _padded(tomli_w.dumps({"orders": {str(index): values for index, values in fields.items()}}))
     return chain.seal_private(hidden.value(seq), seq, bytes.fromhex(salt_hex), bytes.fromhex(prev_hex),
                               record).hex()
+
+
+RECORD_BLOCK = 256  # a private record's size is a multiple of this, so its length tells little of its content
+
+
+def _padded(record: str) -> bytes:
+    """The record with a `pad` string (ignored on opening) that brings it to a whole block."""
+    bare = len(f'pad = ""\n{record}'.encode())
+    return f'pad = "{"." * (-bare % RECORD_BLOCK)}"\n{record}'.encode()
 
 
 def open_record(hidden: HiddenChain, seq: int, salt_hex: str, prev_hex: str, private_hex: str) -> dict[int, dict]:

@@ -283,6 +283,16 @@ class OrderKind(NamedTuple):
             if not _of_type(value, declared.type):
                 raise IllegalOrder(f"must be {_TYPE_WORDS[declared.type]}", rule=self.rule, field=name)
 
+    def check_private_fields(self, fields: Mapping) -> None:
+        """A private record's fields for this order, as opened: each a declared private field of its
+        type (IllegalOrder, this kind's rule), so a tampered record is refused, never misread."""
+        for name, value in fields.items():
+            declared = self.field(name)
+            if declared is None or not declared.private:
+                raise IllegalOrder(f"{self.kind}'s private record holds no '{name}'", rule=self.rule, field=name)
+            if not _of_type(value, declared.type):
+                raise IllegalOrder(f"must be {_TYPE_WORDS[declared.type]}", rule=self.rule, field=name)
+
     def _names(self) -> str:
         return ", ".join(spec.name for spec in self.fields) or "no fields"
 

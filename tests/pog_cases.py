@@ -98,6 +98,8 @@ def check_expect(state: PogState, expect: dict) -> None:
         assert trenches.owner(state, space) == side, space
     for key, value in expect.get("tracks", {}).items():
         assert state.tracks.get(key, 0) == value, key
+    if "chart" in expect:  # 8.1.8: the whole Action Chart
+        assert state.chart == expect["chart"]
     for field in ("mo", "war_status", "commitment"):
         for key, value in expect.get(field, {}).items():
             assert getattr(state, field).get(key) == value, f"{field}.{key}"

@@ -228,6 +228,35 @@ def test_a_tampered_private_record_is_rejected_by_its_owner_and_by_the_audit(dea
     assert parse(path.read_bytes()).id == signed.id
 
 
+def test_a_private_record_of_the_wrong_type_is_refused_not_misread(dealt):
+    """A record sealed with bob's own hidden value, whose card is a number: his client opens it and
+    refuses the field by its declared type, in one line."""
+    from pbem.hidden import HiddenChain, seal_record
+    from pbem.message import sign
+
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    play_and_deliver(table, "alice", "pass")
+    fields = _fields_of(table, "bob", held[0])
+    game = table["bob"].game()
+    hidden = HiddenChain(game.seed_store("bob").seeds(lambda: table["bob"].signer)["hidden"])
+    fields["private"] = seal_record(hidden, fields["seq"], fields["salt"], fields["prev"], {1: {"card": 5}})
+    path = write(table.root / "typed.toml", sign(fields, table["bob"].signer))
+    code, _, err = table["bob"].cli("apply", str(path))
+    assert code == 1 and "field 'orders[1].card'" in err and "must be text" in err, err
+    assert err.count("\n") == 1
+
+
+def test_an_order_with_private_fields_always_seals_a_record_of_one_size(dealt):
+    """Whatever it holds, a record is padded to whole blocks (protocol §7.3)."""
+    table = dealt
+    held = hand(table, "bob")["yours"]["bob"]["hand"]
+    play_and_deliver(table, "alice", "pass")
+    first = _fields_of(table, "bob", held[0])["private"]
+    other = _fields_of(table, "bob", held[1])["private"]
+    assert len(first) == len(other) and len(bytes.fromhex(first)) % 256 == 16  # 16: the tag
+
+
 def _fields_of(table, name: str, card: str) -> dict:
     """An entry of `name`'s discarding `card`, drafted as his client would, its fields to alter."""
     message = table[name].game().draft(name, [{"kind": "discard", "card": card}, {"kind": "pass"}],

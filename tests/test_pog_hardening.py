@@ -53,7 +53,7 @@ def test_show_map_refuses_an_unknown_nation_and_names_the_nearest(example):
 # ---------------------------------------------------------------------------- the siege roll (15.3)
 
 def test_the_siege_roll_says_its_arithmetic_and_whether_the_fort_fell(example):
-    said = "siege of Liege: 3 − 2 = 1, not above 3: Liege holds"
+    said = "siege of Liege: 4 − 2 = 2, not above 3: Liege holds"
     code, out, err = pbem(example, "verify", "--roll", "5", "--json")
     assert code == 0, err
     assert [draw["purpose"] for draw in json.loads(out)["draws"]] == [said]

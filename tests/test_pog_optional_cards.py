@@ -79,3 +79,27 @@ def test_show_hand_names_the_selection(pog):
     selected_and_dealt(pog)
     code, out, err = pog.cli("alice", "show", "hand")
     assert code == 0 and "Your optional cards: ap56 Paris Taxis; out of the game for them: ap05 Putnik" in out, err
+
+
+def test_a_selection_is_refused_with_fixed_first_cards():
+    """The teaching scenario puts named cards in the first hands: a secret selection could take them
+    out of the game, so the charter is refused (R119)."""
+    from pog_cases import RULESET
+
+    from pbem.errors import UsageError
+    from pbem.ruleset import Seat, Setup
+
+    roster = (Seat("alice", ("ap",), "player"), Seat("bob", ("cp",), "player"))
+    with pytest.raises(UsageError, match="deals fixed first cards") as refused:
+        RULESET.check_setup(Setup("demo_1914", roster, options={"optional_cards": "selected"}))
+    assert refused.value.field == "optional_cards"
+    RULESET.check_setup(Setup("august_1914", roster, options={"optional_cards": "selected"}))
+
+
+def test_an_empty_selection_looks_like_any_other(pog):
+    """Both entries carry a private record of one size: choosing none tells nothing (R119)."""
+    pog.play("bob", BOB_PICK)
+    pog.play("alice", "select_cards")
+    sizes = {len(parse((pog.dir("alice") / "entries" / f"00000{seq}.toml").read_bytes()).fields["private"])
+             for seq in (1, 2)}
+    assert len(sizes) == 1

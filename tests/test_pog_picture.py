@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers import copy_pog_example, pbem_on, setup_game
+from helpers import POG_FIRST_TURN_SEQ, copy_pog_example, pbem_on, setup_game
 from pbem.rules.paths_of_glory import picture
 from pbem.rules.paths_of_glory.picture import ATTACK, DARK, DEFEND, FILL, FORT_FILL, NEUTRAL_FILL
 from pbem.rules.paths_of_glory.state import PogState, UnitState, initial_position, position_from_case
@@ -269,10 +269,10 @@ def test_report_puts_the_picture_above_the_text(example, tmp_path):
     assert root.findall(f"{SVG}g")[1].get("transform") == f"translate(0 {int(heights[0])})"
 
 
-def test_the_example_drawn_to_png_shows_riga_besieged_by_the_demo(example):
-    """The example's final position, drawn to PNG: Riga's fort, intact in demo_1914, is besieged by
-    the two German armies that advanced into it (12.7.6, 15.1.1)."""
-    engine = Game(example).replay()
+def test_the_example_drawn_to_png_shows_riga_besieged_by_the_demo(tmp_path):
+    """The example after its Riga combat (seq 21), drawn to PNG: Riga's fort, intact in demo_1914,
+    is besieged by the two German armies that advanced into it (12.7.6, 15.1.1)."""
+    engine = Game(copy_pog_example(tmp_path, upto=POG_FIRST_TURN_SEQ)).replay()
     start = engine.ruleset.new_state(engine.setup)
     riga = picture.places(engine.state)["riga"]
     badge = (riga.x + 3, riga.y + 3)

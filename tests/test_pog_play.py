@@ -43,3 +43,28 @@ def test_every_case_names_a_rule():
     for name, case in CASES:
         number = case["rule"].split(" ")[-1]
         assert number[0] == "R" or number.split(".")[0].isdigit(), name
+
+
+# The numbered rules of the seeds this case book covers: 002 (8, 9.1-9.3) and 000 (13.1.12-13.2).
+SEED_RULES = ["8.1.1", "8.1.2", "8.1.3", "8.1.4", "8.1.5", "8.1.6", "8.1.6.1", "8.1.6.2", "8.1.7", "8.1.8",
+              "8.2.1", "8.2.1.1", "8.2.2", "8.2.2.1", "8.2.3", "8.2.4", "8.2.4.1", "9.1.1", "9.1.2", "9.1.3",
+              "9.1.4", "9.2.1", "9.2.2", "9.2.3", "9.2.4", "9.2.5", "9.2.6", "9.2.7", "9.2.7.1", "9.2.8",
+              "9.2.8.1", "9.2.8.2", "9.2.8.3", "9.2.8.4", "9.2.9", "9.3.1", "9.3.2", "9.3.3", "13.1.12", "13.2.1",
+              "13.2.2", "13.2.3", "13.2.4", "13.2.5"]
+
+
+def test_every_numbered_rule_of_the_seeds_has_a_case():
+    cited = {case["rule"].removeprefix("base ") for _, case in load_cases("*.toml")}
+    assert set(SEED_RULES) <= cited, sorted(set(SEED_RULES) - cited)
+
+
+def test_every_card_has_a_case():
+    """Each of the 130 cards is named (by card or event id) in some rule case."""
+    import re
+
+    from pbem.rules.paths_of_glory import cards
+    from pog_cases import CASES as CASE_DIR
+
+    named = set(re.findall(r'"([a-z0-9_]+)"', "".join(p.read_text() for p in CASE_DIR.glob("*.toml"))))
+    missing = [card for card, facts in cards.catalogue().items() if not {card, facts.get("event", "")} & named]
+    assert not missing, missing

@@ -204,7 +204,7 @@ def search_every_space(cls, supply) -> list[int]:
     """The search over every space and the sea, asking each step, for comparison with the search
     over parts of the map."""
     c, pos = supply._c, supply._pos
-    steps = supply_rules._open_steps(cls, c, pos.beach)
+    steps = supply_rules._open_steps(cls, c, pos.opened)
     ports = set(supply_rules._ports(cls, pos)) if cls.sea else set()
     sea = c.size
     neighbours = [(*n, sea) if i in ports else n for i, n in enumerate(c.neighbours)] + [tuple(sorted(ports))]

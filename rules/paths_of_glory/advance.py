@@ -105,8 +105,9 @@ def _check_steps(state: PogState, combat: Mapping, unit: str, spaces: list[str])
     for a, b in zip([state.units[unit].space, *spaces[:-1]], spaces, strict=True):
         if crosses_barred(a, b, combat.get("barred", [])):
             raise IllegalOrder(f"{unit} may not advance across Trent–Verona", rule="19.1.1", field="path")
-        if near_east.army_barred(state, unit, b):
-            raise IllegalOrder(f"{unit} may not advance into the Near East", rule="base 11.3.1", field="path")
+        barred = near_east.army_barred(state, unit, b)
+        if barred:
+            raise IllegalOrder(f"{unit} may not advance into {barred[0]}", rule=barred[1], field="path")
         crossing = near_east.caucasus_refusal(state, unit, a, b)
         if crossing:
             raise IllegalOrder(crossing, rule="base 11.3.2", field="path")

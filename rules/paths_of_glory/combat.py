@@ -133,9 +133,9 @@ def _check_attacker(state: PogState, unit: str, space: str, besieged: bool, wher
     if here != space and not may_cross(state, unit, here, space):
         raise IllegalOrder(f"{unit} may not attack across the connection from {state.map.name_of(here)} to {name}",
                            rule="base 12.1.9", field=where)
-    if near_east.army_barred(state, unit, space):
-        raise IllegalOrder(f"{unit} is not one of the armies that may attack into the Near East", rule="base 11.3.1",
-                           field=where)
+    area = near_east.army_barred(state, unit, space)
+    if area:
+        raise IllegalOrder(f"{unit} may not attack into {area[0]}", rule=area[1], field=where)
     crossing = near_east.caucasus_refusal(state, unit, here, space)
     if crossing:
         raise IllegalOrder(crossing, rule="base 11.3.2", field=where)

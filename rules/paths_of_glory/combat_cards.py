@@ -146,8 +146,8 @@ def _timing(combat: Mapping, kinds: set[str]) -> tuple[str, str] | None:
 
 
 def _unit_tests(state: PogState, combat: Mapping, role: str, name: str, card: dict) -> tuple:
-    """The card's conditions on the units of both sides (base 9.5.4.1.1, 12.2.6, 12.6.3); for a
-    card, a side's OOS units do not count (14.3.4.1-14.3.4.2), for an event they do."""
+    """The card's conditions on the units of both sides (base 3.0, 9.5.4.1.1, 12.2.6, 12.6.3); for
+    a card, a side's OOS units do not count (14.3.4.1-14.3.4.2), for an event they do."""
     supplied = name in catalogue()
     other_role = "defender" if role == "attacker" else "attacker"
     own, other = _units(state, combat, role, supplied), _units(state, combat, other_role, False)
@@ -164,6 +164,9 @@ def _unit_tests(state: PogState, combat: Mapping, role: str, name: str, card: di
     return (
         ("base 9.5.4.1.1", "none of its nations takes part", meets("nations", nations)),
         ("base 12.6.3", "it needs units in the combat, not a fort alone", bool(own) or not card.get("units_needed")),
+        # base 3.0 note: a fort is no unit, so no card (an event may) supports a fort left alone
+        ("base 3.0", "a fort alone has no units for a card to support",
+         not supplied or bool(_units(state, combat, role, False))),
         ("base 12.2.6", "not every unit is of its nations", within("only_nations", nations, True)),
         ("base 12.2.6", "the other side has none of its nations", meets("against", others)),
         ("base 12.2.6", "the other side is not only of its nations", within("against_only", others, False)),

@@ -5,6 +5,7 @@ unit could move across (14.1.2, RULINGS R15).
 
   beach_head(state), beach_index(state)    the MEF Beach Head marker's space, if placed (9.5.3.5)
   lift_beach_head(state)                   the marker goes once a Central Powers unit is there
+  opened_index(state)                      the MEF space in play: the marker's, or a lifted one
   mef_space_open(pog, i, beach)            a MEF space is in play only with the marker in it
   mef_link_open(pog, x, y, beach)          and so is a connection to it (base 11.1.10)
   unit_tokens(unit, tokens)                the connection tokens that admit the unit (11.1.4, R06)
@@ -23,6 +24,7 @@ from .state import PogState
 MEF = "mef"  # base 11.1.10: the token of the MEF beach head connections
 MEF_NATION = "none"  # map.toml: the MEF beach head spaces belong to no nation
 BEACH_HEAD_EVENT = "beach_head:"  # R36: until PogState has a field, "beach_head:<space>" in events
+LIFTED_EVENT = "beach_head_lifted:"  # 9.5.3.5: the MEF space whose marker a Central Powers unit removed
 DASHED_LINE_NATION = {"sn": "tu"}  # base 11.1.4: the SN unit is Turkish for dashed lines
 # base 11.1.4, R06: `br` admits British units but not the ANA (it has its own token); `br_corps`
 #   (18.1.2) admits British corps, AUS, CND and PT included, but not the ANA or the BEF corps.
@@ -43,16 +45,24 @@ def beach_head(state: PogState) -> str | None:
 
 
 def lift_beach_head(state: PogState) -> None:
-    """base 9.5.3.5: once a Central Powers unit enters the marker's space, the marker goes."""
+    """base 9.5.3.5: once a Central Powers unit enters the marker's space, the marker goes: the
+    space is no Allied port any more, but stays a normal space for movement and combat."""
     where = beach_head(state)
     if where and any(state.faction(unit) == "cp" for unit in state.units_in(where)):
         state.events.discard(BEACH_HEAD_EVENT + where)
+        state.events.add(LIFTED_EVENT + where)
 
 
 def beach_index(state: PogState) -> int | None:
-    """The marker's space as a map index (None when not placed)."""
+    """The marker's space as a map index (None when not placed): an Allied port (9.5.3.5)."""
     where = beach_head(state)
     return state.map.index.get(where) if where else None
+
+
+def opened_index(state: PogState) -> int | None:
+    """The MEF space in play (base 11.1.10): the marker's, or the one whose marker was lifted."""
+    lifted = next((entry[len(LIFTED_EVENT):] for entry in state.events if entry.startswith(LIFTED_EVENT)), None)
+    return beach_index(state) if lifted is None else state.map.index.get(lifted)
 
 
 def mef_space_open(pog: PogMap, i: int, beach: int | None) -> bool:

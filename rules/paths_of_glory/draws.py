@@ -15,6 +15,8 @@ included, knows it before (R99). His draw pile is what his side could hold (hand
 his view says he holds, so it needs no record of its own. At Limited War he looks at two cards and
 at Total War at three, and keeps one with `keep`, whose card is a private field; the others go back
 to the pile (8.1.6, R100). The pile that runs out takes the discard pile in at once (8.1.6.2, R100).
+No card of the reference decks draws as part of its event, so there are no event draws (R120); a
+selection of optional cards shapes the pile (optional_cards.py, R119).
 """
 
 from __future__ import annotations

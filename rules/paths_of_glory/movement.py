@@ -144,7 +144,7 @@ def activate_for_movement(state: PogState, side: str, spaces: Iterable[str],
     result = _start(activation, side)
     for i, text in enumerate(spaces):
         where = f"spaces[{i}]"
-        space = space_named(state, text, where, "9.2.6")  # only occupied map spaces are activated
+        space = space_named(state, text, where, "9.2.6")  # only occupied spaces: no card gives 9.2.6's exception (R120)
         name = state.map.name_of(space)
         own = _own_units(state, side, space)
         if not own:
@@ -167,7 +167,7 @@ def activate_for_attack(state: PogState, side: str, spaces: Iterable[str],
     result = _start(activation, side)
     for i, text in enumerate(spaces):
         where = f"attack[{i}]"
-        space = space_named(state, text, where, "9.2.6")  # only occupied map spaces are activated
+        space = space_named(state, text, where, "9.2.6")  # only occupied spaces: no card gives 9.2.6's exception (R120)
         name = state.map.name_of(space)
         if not _own_units(state, side, space):
             raise IllegalOrder(f"{name} holds no units of this side to activate", rule="9.2.6", field=where)
@@ -249,7 +249,7 @@ def may_cross(state: PogState, unit: str, a: str, b: str) -> bool:
     if tokens is None:
         return True
     admitted = connections.unit_tokens(state.unit_facts[unit], frozenset(tokens))
-    mef_open = connections.mef_link_open(pog, x, y, connections.beach_index(state))
+    mef_open = connections.mef_link_open(pog, x, y, connections.opened_index(state))
     return connections.link_open(tokens, admitted, mef_open)
 
 
@@ -463,7 +463,7 @@ def _check_link(state: PogState, step: _Step, current: str, nxt: str, at: str) -
     target = pog.name_of(nxt)
     if pog.index[nxt] not in pog.neighbours[pog.index[current]]:
         _refuse(state, step, f"{pog.name_of(current)} and {target} are not connected", "base 11.1.3", at)
-    if not connections.mef_space_open(pog, pog.index[nxt], connections.beach_index(state)):
+    if not connections.mef_space_open(pog, pog.index[nxt], connections.opened_index(state)):
         _refuse(state, step, f"{target} holds no MEF Beach Head", "base 11.1.10", at)
     if not may_cross(state, step.unit, current, nxt):
         _refuse(state, step, f"may not use the limited connection {pog.name_of(current)}-{target}", "base 11.1.4", at)
@@ -483,8 +483,9 @@ def _check_entry(state: PogState, side: str, step: _Step, nxt: str, at: str) -> 
         _refuse(state, step, f"{target} holds enemy units", "base 11.1.7", at)
     if unit in BEF_UNITS and pog.nation[pog.index[nxt]] not in BEF_NATIONS:
         _refuse(state, step, f"the BEF may not enter {target}", "base 11.1.17", at)
-    if near_east.army_barred(state, unit, nxt):
-        _refuse(state, step, f"this army may not enter the Near East map ({target})", "base 11.3.1", at)
+    barred = near_east.army_barred(state, unit, nxt)
+    if barred:
+        _refuse(state, step, f"this army may not enter {barred[0]} ({target})", barred[1], at)
     if forts.russian_barred(state, unit, nxt):
         _refuse(state, step, f"Russian units may not enter the German fort space {target} in August 1914",
                 "15.1.12", at)

@@ -13,12 +13,22 @@ CROSSED_TURN = "ru_caucasus_crossed_turn"  # track: the turn a Russian corps las
 FALL_OF_THE_TSAR = "fall_of_the_tsar"
 
 
-def army_barred(state: PogState, unit: str, space: str) -> bool:
-    """base 11.3.1: only the armies of the Near East list enter or attack Near East spaces; not one
-    that entered at home instead (9.5.3.4, R117)."""
+HOME_ENTRY_BARS = {"fr_orient_army": frozenset({"salonika"})}  # 9.5.3.4: and Salonika, for the Orient Army
+
+
+def army_barred(state: PogState, unit: str, space: str) -> tuple[str, str] | None:
+    """Where an army may not enter or attack, with the rule, or None: base 11.3.1, only the armies
+    of the Near East list go onto the Near East map; 9.5.3.4 (R117), not one that entered at home
+    instead, nor the Orient Army so entered into Salonika."""
     facts = state.unit_facts[unit]
-    near_east = facts.near_east and home_records().get(unit) not in state.events
-    return facts.type == "army" and not near_east and state.map.map[state.map.index[space]] == "neareast"
+    if facts.type != "army":
+        return None
+    at_home = home_records().get(unit) in state.events
+    if at_home and space in HOME_ENTRY_BARS.get(unit, ()):
+        return f"{state.map.name_of(space)}, having entered at home", "base 9.5.3.4"
+    if state.map.map[state.map.index[space]] == "neareast" and not (facts.near_east and not at_home):
+        return "the Near East map", "base 11.3.1"
+    return None
 
 
 @cache

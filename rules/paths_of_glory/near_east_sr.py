@@ -53,8 +53,9 @@ def _limit(state: PogState, side: str, unit: str, start: str, end: str, by_sea: 
 
 def check(state: PogState, side: str, unit: str, start: str, end: str, by_sea: bool) -> None:
     """13.1.12, 13.2, base 11.3.1 for one redeployment, before it is made."""
-    if end in state.map.index and near_east.army_barred(state, unit, end):
-        raise IllegalOrder(f"{unit} may not redeploy onto the Near East map", rule="base 11.3.1", field="to")
+    barred = near_east.army_barred(state, unit, end) if end in state.map.index else None
+    if barred:
+        raise IllegalOrder(f"{unit} may not redeploy into {barred[0]}", rule=barred[1], field="to")
     if end == f"{side}_reserve" and start in state.map.index:
         banned = BANNED_SOURCES.get(state.nation(unit), set()) & set(supply.compute(state).sources(unit))
         if banned:

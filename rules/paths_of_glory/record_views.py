@@ -15,7 +15,7 @@ SIDES = ("ap", "cp")
 
 def tracks_data(state: PogState) -> dict:
     """VP, both war statuses and the combined one, commitment, the SoE tracks and boxes, the CP
-    Russian VP, RPs, MOs, turn, round and rounds in the turn."""
+    Russian VP, RPs, MOs, turn, round and rounds in the turn, and each side's Action Chart."""
     return {
         "turn": state.turn, "turn_label": state.turn_label, "round": state.round,
         "rounds": war.rounds_per_turn(state), "active": state.active,
@@ -30,6 +30,7 @@ def tracks_data(state: PogState) -> dict:
         "russian_capitulation": war.box(state, "russian_capitulation"),
         "rp": {side: {rp: war.track(state, f"rp_{rp}") for rp in rp_types(side)} for side in SIDES},
         "mandated_offensives": {side: state.mo.get(side, "not rolled") for side in SIDES},
+        "action_chart": {side: list(state.chart.get(side, [])) for side in SIDES},
     }
 
 
@@ -53,6 +54,9 @@ def render_tracks(data: dict):
     table.add_row("CP Russian VP", "", literal(str(data["cp_russian_vp"])))
     table.add_row("RPs", *(literal(", ".join(f"{rp.upper()} {n}" for rp, n in data["rp"][side].items()))
                            for side in SIDES))
+    table.add_row("action chart (8.1.8)", *(literal(", ".join(f"{i}: {name}" for i, name in
+                                                              enumerate(data["action_chart"][side], 1)) or "—")
+                                             for side in SIDES))
     return table
 
 

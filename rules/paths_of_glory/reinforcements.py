@@ -88,7 +88,10 @@ def _placements(state: PogState, side: str, card: str, units: list[str], place: 
     """Each unit placed on the map: its space and how it enters, as named in `place` (checked one
     after another, so two armies do not overfill a space)."""
     facts = cards.catalogue()[card]["reinforcements"]
-    named = dict(_parse(state, item, i) for i, item in enumerate(place))
+    pairs = [_parse(state, item, i) for i, item in enumerate(place)]
+    named = dict(pairs)
+    if len(named) != len(pairs):
+        raise IllegalOrder("name each unit once in place", rule="base 9.5.3.3", field="place")
     on_map = [u for u in units if "where" in facts or state.unit_facts[u].type == "army"]
     for unit in set(named) - set(on_map):
         raise IllegalOrder(f"{unit} is no unit this card places on the map", rule="base 9.5.3.3", field="place")
@@ -139,7 +142,8 @@ def _judge(state: PogState, side: str, card: str, unit: str, space: str | None, 
     why = _refusal(state, side, unit, space, facts)
     if why:
         rule = "base 9.5.3.3" if state.unit_facts[unit].type == "army" else "base 9.5.3.2"
-        raise IllegalOrder(f"{unit} may not enter {state.map.name_of(space)}: it {why}{hint}", rule=rule, field=field)
+        raise IllegalOrder(f"{unit} may not enter {state.map.name_of(space)}, which {why}{hint}", rule=rule,
+                           field=field)
     return space, CARD
 
 
@@ -195,7 +199,7 @@ def _refusal(state: PogState, side: str, unit: str, space: str, facts: Mapping) 
     trial.units[unit] = UnitState(space)
     if facts.get("beach_head"):
         trial.events.add(connections.BEACH_HEAD_EVENT + space)
-    return None if supply.compute(trial).in_supply(unit) else "would be out of supply there"
+    return None if supply.compute(trial).in_supply(unit) else "would leave it out of supply"
 
 
 def _entered(state: PogState, side: str, facts: Mapping, unit: str, space: str, how: str) -> list[dict]:

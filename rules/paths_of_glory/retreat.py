@@ -114,7 +114,7 @@ def _may_enter(state: PogState, unit: str, start: str, space: str) -> bool:
     side = state.faction(unit)
     occupant = state.occupant(space)
     return (may_cross(state, unit, start, space) and not state.neutral(space)
-            and not near_east.army_barred(state, unit, space)
+            and near_east.army_barred(state, unit, space) is None
             and near_east.caucasus_refusal(state, unit, start, space) is None
             and (occupant is None or occupant == side)
             and not (forts.enemy_fort(state, side, space) and state.forts.get(space) == "intact"))

@@ -55,6 +55,10 @@ class PathsOfGlory(Ruleset[PogState]):
     def check_setup(self, setup: Setup) -> None:
         super().check_setup(setup)
         self._players(setup)
+        fixed = self._scenario_data()[setup.scenario].get("first_cards")
+        if fixed and self.chosen(setup)["optional_cards"] == "selected":
+            raise UsageError(f"scenario {setup.scenario} deals fixed first cards, which a secret selection could take "
+                             "out of the game: choose optional_cards none or all (R119)", field="optional_cards")
 
     def new_state(self, setup: Setup) -> PogState:
         """The scenario's start, with the tracks' starting values, the charter's VP bid and the first
@@ -241,6 +245,7 @@ class PathsOfGlory(Ruleset[PogState]):
         elif state.action.get("kind") in ("initiative", "last_extra"):
             self._offer_answered(state, kind, order)
         elif state.action.get("kind") == "mandated_economic":
+            self._chart(state, "mandated_economic", order)
             self._economic(state, order)
         elif state.action.get("kind") == "show_hand":  # R106: the victim's hand in the clear
             from . import hands
@@ -258,6 +263,7 @@ class PathsOfGlory(Ruleset[PogState]):
                 self._end_movement(state, bool(order.get("take_back")))
             elif not state.action.get("kind"):  # a pass action (8.1.4)
                 next_step(state, draw=self._entitlement(state, kind, order))
+                self._chart(state, kind, order)
             if state.action.get("entrench"):  # base 11.2.2: rolled after all movement (R83)
                 state.action["kind"] = "entrench_roll"
             else:
@@ -415,6 +421,7 @@ class PathsOfGlory(Ruleset[PogState]):
             additional.try_extra(state, state.active, order)
             return
         next_step(state, draw=self._entitlement(state, kind, order))
+        self._chart(state, kind, order)
         if kind == "activate":
             self._activate(state, order)
         elif kind == "economic":
@@ -611,6 +618,11 @@ class PathsOfGlory(Ruleset[PogState]):
     def _draw_settled(self, state: PogState) -> None:
         if state.action.get("kind") == "draw_done":
             self._end_action(state)
+
+    def _chart(self, state: PogState, kind: str, order: Mapping) -> None:
+        from .turn import chart_action  # here: `pbem status` needs no turn procedures
+
+        chart_action(state, kind, order)
 
     def _entitlement(self, state: PogState, kind: str, order: Mapping) -> str:
         """What the activity about to open lets its side draw at its end (8.1.6.2, R101)."""

@@ -104,6 +104,7 @@ class PogState:
     removed: set[str] = field(default_factory=set)  # out of the game for good (14.3.5: OOS armies)
     cards: dict[str, list[str]] = field(default_factory=dict)  # public card zones (card_zones.py)
     hands: dict[str, dict[str, int]] = field(default_factory=dict)  # per side: hand and pile sizes (hands.py)
+    chart: dict[str, list[str]] = field(default_factory=dict)  # 8.1.8: each side's actions this turn, in order
     # The sequence of play (8.1): whose action, which round, the action under way.
     active: str = "cp"  # 8.1.2: the Central Powers act first in each action round
     round: int = 1
@@ -244,6 +245,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     state.round = position.get("round", state.round)
     state.action = dict(position.get("action", {}))
     state.cards = _zones(position.get("cards", {}))
+    state.chart = {side: list(names) for side, names in position.get("chart", {}).items()}
     state.hands = {side: {"limit": 7, "optional": 0, "decks": COMMITMENT_LEVELS.index(state.commitment[side]) + 1,
                           **sizes} for side, sizes in position.get("hands", {}).items()}
     state.start = Start.of(state)
@@ -288,7 +290,7 @@ def dump(state: PogState) -> dict:
         **_unless_empty(trench_owner=_owners_apart(state),
                         tracks=dict(sorted(state.tracks.items())), mo=dict(sorted(state.mo.items())),
                         combats=state.combats, retreated=sorted(state.retreated), cards=state.cards,
-                        hands=state.hands),
+                        hands=state.hands, chart=state.chart),
     }
 
 
@@ -338,7 +340,7 @@ def load(data: dict, started: PogState) -> PogState:
         round=data["round"], action=_plain_copy(data["action"]), setup=started.setup, start=started.start,
         tracks=dict(data.get("tracks", {})), mo=dict(data.get("mo", {})), combats=_plain_copy(data.get("combats", [])),
         retreated=set(data.get("retreated", [])), cards=_plain_copy(data.get("cards", {})),
-        hands=_plain_copy(data.get("hands", {})),
+        hands=_plain_copy(data.get("hands", {})), chart=_plain_copy(data.get("chart", {})),
     )
 
 
@@ -353,7 +355,7 @@ def copy(state: PogState) -> PogState:
         commitment=dict(state.commitment), events=set(state.events), built_forts=dict(state.built_forts),
         removed=set(state.removed), action=_plain_copy(state.action), tracks=dict(state.tracks), mo=dict(state.mo),
         combats=_plain_copy(state.combats), retreated=set(state.retreated), cards=_plain_copy(state.cards),
-        hands=_plain_copy(state.hands),
+        hands=_plain_copy(state.hands), chart=_plain_copy(state.chart),
     )
 
 

@@ -214,7 +214,8 @@ class _Position:
 
     enter: dict[str, list[bool]]  # side -> may a path of that side run through / end at space i
     port: dict[str, list[int]]  # side -> its usable ports (before the beach head)
-    beach: int | None  # the beach head space, when the marker is on the map
+    beach: int | None  # the beach head space, when the marker is on the map (an Allied port)
+    opened: int | None  # the MEF space in play: the marker's, or one whose marker was lifted
     control: list[str]  # effective control (the ANA's space counts as Allied: R01)
     neutral: list[bool]  # not checked for attrition (R08, R17, R37)
     units_of: dict[int, dict[str, list[str]]]  # units per occupied space by "ap", "cp", NEUTRAL
@@ -225,17 +226,17 @@ class _Position:
 def _position(state: PogState, c: _Compiled) -> _Position:
     neutral_nations = state.neutral_nations()
     units_of, placed = _occupants(state, c, neutral_nations)
-    beach = connections.beach_index(state)
+    beach, opened = connections.beach_index(state), connections.opened_index(state)
     control = list(map(state.control.get, c.ids, c.control))
     neutral = [False] * c.size
-    closed = _closed(state, c, neutral_nations, units_of, beach, control, neutral)
+    closed = _closed(state, c, neutral_nations, units_of, opened, control, neutral)
     besieged = [i for space, fort in state.forts.items() if fort == "besieged"
                 and (i := c.index.get(space)) is not None]
     _ana_control(state, c, units_of, besieged, control)
     enter = {side: _enterable(side, control, units_of, besieged, closed[side]) for side in SIDES}
     port = {side: _usable_ports(side, c, enter[side], besieged, control, closed[side]) for side in SIDES}
     return _Position(
-        enter=enter, port=port, beach=beach, control=control, neutral=neutral, units_of=units_of,
+        enter=enter, port=port, beach=beach, opened=opened, control=control, neutral=neutral, units_of=units_of,
         placed=placed, parts={side: graphs.components(c.plain, enter[side]) for side in SIDES},
     )
 
@@ -259,7 +260,7 @@ def _occupants(state: PogState, c: _Compiled, neutral_nations: set[str]) -> tupl
     return units_of, placed
 
 
-def _closed(state: PogState, c: _Compiled, neutral_nations: set[str], units_of: dict, beach: int | None,
+def _closed(state: PogState, c: _Compiled, neutral_nations: set[str], units_of: dict, opened: int | None,
             control: list[str], neutral: list[bool]) -> dict[str, set[int]]:
     """Spaces closed to each side by neutrality (R17, R37) or the missing beach head (R36)."""
     closed: dict[str, set[int]] = {"ap": set(), "cp": set()}
@@ -277,7 +278,7 @@ def _closed(state: PogState, c: _Compiled, neutral_nations: set[str], units_of: 
             else:
                 closed["ap"].add(i)
     for i in c.mef:
-        if not connections.mef_space_open(c.pog, i, beach):
+        if not connections.mef_space_open(c.pog, i, opened):
             neutral[i] = True  # R36: out of play without the marker
             closed["ap"].add(i)
             closed["cp"].add(i)
@@ -340,7 +341,7 @@ def _search(cls: SupplyClass, c: _Compiled, pos: _Position) -> list[int]:
     label, count = pos.parts[cls.side]
     sea = count
     links: list[list[int]] = [[] for _ in range(count + 2)]
-    for x, y in _open_steps(cls, c, pos.beach):
+    for x, y in _open_steps(cls, c, pos.opened):
         if label[x] >= 0 and label[y] >= 0 and label[x] != label[y]:
             links[label[y]].append(label[x])  # the unit's step x -> y, searched from y
     if cls.sea:
@@ -357,7 +358,7 @@ def _mask_at(i: int, masks: list[int], cls: SupplyClass, c: _Compiled, pos: _Pos
     label = pos.parts[cls.side][0]
     if label[i] >= 0:
         return masks[label[i]]
-    steps = _open_steps(cls, c, pos.beach)
+    steps = _open_steps(cls, c, pos.opened)
     mask = 0
     for w in c.neighbours[i]:
         if label[w] >= 0 and ((i, w) not in c.limited_steps or (i, w) in steps):

@@ -19,6 +19,8 @@ their starting owner are counted again and the VP level moves by the difference.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from . import additional, card_zones, draws, events, hands, mandated, offensives, supply, victory, war
 from .state import RESULT, PogState, enemy, next_step, result
 
@@ -109,6 +111,15 @@ def roll_last(state: PogState, dice, default_first: str) -> None:
     _end_round(state, default_first, last=True)
 
 
+def chart_action(state: PogState, kind: str, order: Mapping) -> None:
+    """8.1.8: the action the active side takes goes on its Action Chart (public): a card played as
+    OPS, SR or RP or for its event; the automatic OPS 1, SR 1 or RP 1; an economic, political or
+    pass action; a mandated economic action."""
+    card = "" if order.get("card") else " 1"
+    name = {"activate": f"OPS{card}", "sr": f"SR{card}", "rp": f"RP{card}"}.get(kind, kind.replace("_", " "))
+    state.chart.setdefault(state.active, []).append(name)
+
+
 def next_action(state: PogState, default_first: str, closing: bool = False) -> None:
     """8.2.3: the other side acts, or the round ends (after the last one, with the first side's
     chance of 8.2.4), or, after the extra action of 8.2.4, the turn."""
@@ -174,6 +185,7 @@ def _end_turn(state: PogState, default_first: str) -> None:
     state.round = 1
     state.turn += 1
     state.combats = []  # the record kept is the turn's
+    state.chart = {}  # 8.1.8: the Action Chart is the turn's too
     state.mo = {}
     if result(state) is None:
         state.action = {"kind": "offensive_roll"}
