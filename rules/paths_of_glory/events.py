@@ -124,7 +124,7 @@ def _card(state: PogState, side: str, name: str) -> str:
     facts = cards.catalogue().get(card, {"side": None})
     if facts["side"] != side:
         raise IllegalOrder(f"{name!r} is not a card of your deck", rule="9.1.3", field="card")
-    if facts.get("combat_card"):
+    if facts.get("combat_card") and not facts.get("ops_event"):  # R90: Kerensky Offensive is played for operations
         raise IllegalOrder(f"{cards.label(card)} is a combat card: it is played in a combat", rule="base 9.5.4.1",
                            field="card")
     hands.check_from_hand(state, side, card, "card")  # after the reasons that need no hand
