@@ -315,3 +315,15 @@ def test_orders_of_each_class_refused_at_the_command_line_sign_nothing(pog):
     assert "field 'orders[1].card', rule base 9.3.3: " in line, line
     pog.play("bob", f"rp card={second}", "pass")
     pog.waiting("alice", "Allied Powers, turn 1 round 2: activate, sr, rp, event, economic, political or pass")
+
+
+def test_a_second_near_east_space_activated_for_combat_is_refused(pog):
+    """9.2.7: the Allies activate one space on the Near East map for combat per action; Kars and
+    Erivan both hold Russian corps there. Refused in one line, nothing signed; one is accepted."""
+    pog.play("bob", "pass", "pass")
+    card = pog.ops_card("alice", 2)
+    line = pog.refuse("alice", f"activate spaces= attack=kars,erivan card={card}")
+    assert "field 'orders[1].attack', rule 9.2.7: the Allies activate one space on the Near East map for combat" \
+        in line, line
+    pog.play("alice", f"activate spaces= attack=kars card={card}", "pass")
+    assert pog.step("alice")["prompt"].startswith("Allied Powers, draw step")
