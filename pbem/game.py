@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import chain, parallel, sealing
+from . import chain, sealing
 from . import ruleset as rulesets
 from .charter import Charter
 from .engine import Engine, RollPoint, RollRecord
@@ -297,6 +297,8 @@ class Game:
             engine.accept_join(join)
         last = self.dir.last_seq()
         keys = {member.id: member.pubkey.raw for member in self.charter.players}
+        from . import parallel  # here: only a replay reads ahead in worker processes
+
         with parallel.reader(self.dir, keys, last, workers) as read:
             for seq in range(1, last + 1):
                 entry = read(self.dir.entry_path(seq))
@@ -1193,7 +1195,7 @@ class Game:
         return self._publish(sign(fields, signer))
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # internal: no comparison or display, and cheaper to define
 class _Batch:
     """Messages being tried together: the replay so far, what is staged to write, each one's outcome."""
 

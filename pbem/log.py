@@ -39,7 +39,7 @@ IDENTITY = "me.toml"
 # EACCES: a full or read-only disk); PBEM_FAULT_LOG=FILE appends
 # each point's name to FILE. Unset, it costs one comparison.
 
-@dataclass
+@dataclass(eq=False, repr=False)  # internal: no comparison or display, and cheaper to define
 class _FaultPlan:
     at: int = 0  # the point to act at; 0: never
     action: str = ""

@@ -17,7 +17,7 @@ import importlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from . import datafile
@@ -27,8 +27,9 @@ NAME_OK = re.compile(r"[a-z][a-z0-9_]{0,31}").fullmatch
 S = TypeVar("S")
 
 
-@dataclass(frozen=True)
-class Decision:
+# The three answers of `Ruleset.pending`, told apart with isinstance. NamedTuples: the status
+# command builds them and imports this module, and a frozen dataclass costs far more to define.
+class Decision(NamedTuple):
     """These players decide next; `prompt` tells them what is asked (shown by `pbem status`).
 
     One player signs the next entry with his orders. Two or more decide at once, sealed (protocol
@@ -38,13 +39,11 @@ class Decision:
     prompt: str = ""
 
 
-@dataclass(frozen=True)
-class Chance:
+class Chance(NamedTuple):
     """Dice must be drawn (at the roll point of the entry just applied) before anyone can decide."""
 
 
-@dataclass(frozen=True)
-class Over:
+class Over(NamedTuple):
     result: str = ""
 
 
@@ -66,15 +65,14 @@ class Seat(NamedTuple):
     role: str
 
 
-@dataclass(frozen=True)
-class Setup:
+class Setup(NamedTuple):
     """What a charter tells a ruleset: scenario, roster, optional rules (as the charter wrote them;
     `Ruleset.chosen` fills in the defaults) and data tables."""
 
     scenario: str
     roster: tuple[Seat, ...]
-    options: Mapping[str, Any] = field(default_factory=dict)
-    tables: Mapping[str, Mapping] = field(default_factory=dict)
+    options: Mapping[str, Any] = MappingProxyType({})
+    tables: Mapping[str, Mapping] = MappingProxyType({})
 
     @property
     def players(self) -> list[str]:

@@ -176,6 +176,13 @@ class PogState:
 
 def initial_position(variants: frozenset[str] = NO_VARIANTS) -> PogState:
     """The 1914 set-up: control, units, forts and trenches of the nations at war."""
+    state = _set_up(variants)
+    state.start = Start.of(state)
+    return state
+
+
+def _set_up(variants: frozenset[str]) -> PogState:
+    """The 1914 set-up, its start not yet recorded (position_from_case records its own)."""
     spaces = space_facts(variants)
     setup = load_setup(variants)
     state = PogState(variants=variants)
@@ -190,7 +197,6 @@ def initial_position(variants: frozenset[str] = NO_VARIANTS) -> PogState:
         state.trenches[trench.space] = trench.level
         state.trench_owner[trench.space] = trench.faction
     state.forts = {space: "intact" for space, facts in spaces.items() if facts.get("fort", 0)}
-    state.start = Start.of(state)  # position_from_case sets its own once the case is placed
     return state
 
 
@@ -205,7 +211,7 @@ def position_from_case(position: dict, variants: frozenset[str] = NO_VARIANTS) -
     the side's commitment level unless `decks` says otherwise).
     """
     base = position.get("base", "1914")
-    state = initial_position(variants)
+    state = _set_up(variants)
     if base == "empty":
         state.units = {}
         state.trenches = {}
