@@ -110,7 +110,8 @@ def _picked(game: Game, player: str, orders: list[dict]) -> list[dict]:
     for offered in game.ruleset.suggest(engine.state, player, engine.views.get(player)):
         if offered.keys() >= wanted.keys() and all(v == PICK or offered[k] == v for k, v in wanted.items()):
             return [offered]
-    raise UsageError(f"no order the position accepts matches {wanted}", field="orders")
+    raise UsageError(f"{player} has no order the position accepts that matches {wanted} (is he to move, and does "
+                     "the ruleset suggest orders?)", field="orders")
 
 
 def _move(games: dict[str, Game], signers: dict, step: dict, unseals: list[Message]):
@@ -222,7 +223,9 @@ def _disclose_and_audit(games: dict[str, Game], signers: dict):
 
 def _play(games: dict[str, Game], signers: dict, steps: list[dict]):
     unseals: list[Message] = []  # the last sealed round's, shown when an entry collects them
-    for step in steps:
+    for number, step in enumerate(steps, 1):
+        if "if_asked" in step and "player" not in step:
+            raise UsageError(f"the demo's step {number} has if_asked but no player", field="if_asked")
         if "if_asked" in step and not _asked(games[step["player"]], step["player"], step["if_asked"]):
             continue  # a branch the dice did not take
         if step.get("note"):
@@ -236,7 +239,10 @@ def _play(games: dict[str, Game], signers: dict, steps: list[dict]):
         if "refused" in step:
             yield _refused(games[step["player"]], step, signers[step["player"]])
             continue
-        yield from _move(games, signers, step, unseals)
+        try:
+            yield from _move(games, signers, step, unseals)
+        except IllegalOrder as exc:  # the script, not a player, is wrong: say which step
+            raise UsageError(f"the demo's step {number} ({step['player']}): {exc}", field="steps") from None
         for words in _shows(step.get("show")):
             yield _view(games[step["player"]], words)
 

@@ -584,6 +584,10 @@ class Engine:
     def _apply_orders(self, message: Message, check_private: bool = False) -> None:
         """Each order in turn, each legal for its author at that moment (§5)."""
         private = self._private_fields(message)
+        stray = sorted(set(private) - set(range(1, len(message.orders) + 1)))
+        if stray:
+            raise ChainBroken(f"the private record holds fields for order {stray[0]}, which the entry does not have",
+                              field="private", **message.context())
         for index, order in enumerate(message.orders, 1):
             step = self.pending()
             if not (isinstance(step, rules.Decision) and step.players == (message.player,)):
@@ -593,10 +597,9 @@ class Engine:
                 )
             view = self.views.get(message.player)
             audit = message.fields["seq"] <= self.audited.get(message.player, 0)
+            hidden = private.get(index, {})
+            self._check_private_record(message, index, order, hidden)
             try:
-                hidden = private.get(index, {})
-                if hidden:
-                    self.ruleset.check_order(order).check_private_fields(hidden)
                 whole = {**order, **hidden}  # the author's own view sees his private fields
                 if (check_private or audit) and view is not None:
                     self.ruleset.check_private(view, message.player, whole, self.state)
@@ -606,6 +609,18 @@ class Engine:
             except IllegalOrder as exc:
                 exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
                 raise exc.locate(**message.context()) from None
+
+    def _check_private_record(self, message: Message, index: int, order: dict, hidden: dict) -> None:
+        """§7.3: the record's fields for an order are private fields its kind declares, each of its
+        declared type; anything else is a defect of the record, as one that does not open."""
+        kind = self.ruleset.order_kinds.get(str(order.get("kind")))
+        if not hidden or kind is None:
+            return
+        try:
+            kind.check_private_fields(hidden)
+        except IllegalOrder as exc:
+            raise ChainBroken(f"the private record of order {index}: {exc.message}",
+                              field=f"orders[{index}].private.{exc.field}", **message.context()) from None
 
     def _gather_uses(self, message: Message, fetch) -> list[Message]:
         """The side messages an entry consumes (§5): each here, in order, at most one per signer and

@@ -107,7 +107,7 @@ def seal_record(hidden: HiddenChain, seq: int, salt_hex: str, prev_hex: str, fie
                               record).hex()
 
 
-RECORD_BLOCK = 256  # a private record's size is a multiple of this, so its length tells little of its content
+RECORD_BLOCK = 1024  # a private record's size is a multiple of this: records up to it all look alike
 
 
 def _padded(record: str) -> bytes:

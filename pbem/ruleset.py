@@ -17,7 +17,6 @@ import importlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from . import datafile
@@ -65,14 +64,34 @@ class Seat(NamedTuple):
     role: str
 
 
+class _NoEntries(Mapping):
+    """An empty mapping that nobody can fill: Setup's defaults, shared by every Setup, and like the
+    dicts a charter gives, one that copies and pickles."""
+
+    def __getitem__(self, key: Any) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
+NO_ENTRIES: Mapping[str, Any] = _NoEntries()
+
+
 class Setup(NamedTuple):
     """What a charter tells a ruleset: scenario, roster, optional rules (as the charter wrote them;
     `Ruleset.chosen` fills in the defaults) and data tables."""
 
     scenario: str
     roster: tuple[Seat, ...]
-    options: Mapping[str, Any] = MappingProxyType({})
-    tables: Mapping[str, Mapping] = MappingProxyType({})
+    options: Mapping[str, Any] = NO_ENTRIES
+    tables: Mapping[str, Mapping] = NO_ENTRIES
 
     @property
     def players(self) -> list[str]:

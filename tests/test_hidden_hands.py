@@ -230,7 +230,8 @@ def test_a_tampered_private_record_is_rejected_by_its_owner_and_by_the_audit(dea
 
 def test_a_private_record_of_the_wrong_type_is_refused_not_misread(dealt):
     """A record sealed with bob's own hidden value, whose card is a number: his client opens it and
-    refuses the field by its declared type, in one line."""
+    finds the record defective, by the field's declared type (exit 4, as a record that does not
+    open), in one line."""
     from pbem.hidden import HiddenChain, seal_record
     from pbem.message import sign
 
@@ -243,18 +244,18 @@ def test_a_private_record_of_the_wrong_type_is_refused_not_misread(dealt):
     fields["private"] = seal_record(hidden, fields["seq"], fields["salt"], fields["prev"], {1: {"card": 5}})
     path = write(table.root / "typed.toml", sign(fields, table["bob"].signer))
     code, _, err = table["bob"].cli("apply", str(path))
-    assert code == 1 and "field 'orders[1].card'" in err and "must be text" in err, err
+    assert code == 4 and "field 'orders[1].private.card'" in err and "must be text" in err, err
     assert err.count("\n") == 1
 
 
 def test_an_order_with_private_fields_always_seals_a_record_of_one_size(dealt):
-    """Whatever it holds, a record is padded to whole blocks (protocol §7.3)."""
+    """Whatever it holds, a record is padded to whole blocks of 1,024 bytes (protocol §7.3)."""
     table = dealt
     held = hand(table, "bob")["yours"]["bob"]["hand"]
     play_and_deliver(table, "alice", "pass")
     first = _fields_of(table, "bob", held[0])["private"]
     other = _fields_of(table, "bob", held[1])["private"]
-    assert len(first) == len(other) and len(bytes.fromhex(first)) % 256 == 16  # 16: the tag
+    assert len(first) == len(other) and len(bytes.fromhex(first)) % 1024 == 16  # 16: the tag
 
 
 def _fields_of(table, name: str, card: str) -> dict:
