@@ -129,8 +129,10 @@ class Table:
         return where.game().draft(author, orders, player.signer)
 
 
-def setup_game(tmp_path: Path, *, dice: str = "all", game_id: str = GAME_ID, tables: dict | None = None) -> Table:
-    """A started three-player freeform game: keys, charter, three joins, joins exchanged."""
+def setup_game(tmp_path: Path, *, dice: str = "all", game_id: str = GAME_ID, tables: dict | None = None,
+               ruleset: str = "freeform", scenario: str = "default", sides: dict | None = None) -> Table:
+    """A started three-player game (freeform unless `ruleset` and `scenario` say otherwise, with
+    each player's `sides`): keys, charter, three joins, joins exchanged."""
     root = Path(tmp_path)
     players: dict[str, Player] = {}
     for index, name in enumerate(NAMES):
@@ -139,9 +141,9 @@ def setup_game(tmp_path: Path, *, dice: str = "all", game_id: str = GAME_ID, tab
         signer = write_key(key, key_seed(index), f"{name}@test.invalid")
         players[name] = Player(name, home, root / name / "game", key, signer)
     charter = Charter.create(
-        game=game_id, ruleset="freeform", version=rulesets.load("freeform").version, scenario="default",
+        game=game_id, ruleset=ruleset, version=rulesets.load(ruleset).version, scenario=scenario,
         dice=dice, reveal_hours=24, move_hours=48, options={}, tables=TABLES if tables is None else tables,
-        players=[Member(name, SIDES[name], players[name].signer.public, "player") for name in NAMES],
+        players=[Member(name, tuple((sides or SIDES)[name]), players[name].signer.public, "player") for name in NAMES],
     )
     charter_path = root / "game.toml"
     charter_path.write_text(charter.text)

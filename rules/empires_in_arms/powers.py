@@ -1,0 +1,40 @@
+"""The major powers' facts (data/powers.toml): their order, when an UMP turns active, the Natural
+Alliance Table (or the charter's, or the Bourbon table of 14.3.8) and the status modifiers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+
+from pbem import datafile
+
+
+@cache
+def _data() -> dict:
+    return datafile.load(__package__, "powers.toml")
+
+
+def order() -> list[str]:
+    return list(_data()["powers"])
+
+
+def active_at(ump: str) -> int:
+    """14.3.2, 14.3.7: the winning total that makes the UMP active."""
+    thresholds = _data()["active_at"]
+    return int(thresholds.get(ump, thresholds["default"]))
+
+
+def natural_alliance(tables: Mapping[str, Mapping], bourbon: bool, power: str, ump: str) -> int:
+    """14.3.1.1.2, 14.3.8: the table's modifier for `power` bidding for `ump` (the charter's
+    `natural_alliance` table replaces the demonstration one)."""
+    table = _data()["bourbon"] if bourbon else tables.get("natural_alliance", _data()["natural_alliance"])
+    return int(table.get(power, {}).get(ump, 0))
+
+
+def status_modifier(pp: int) -> int:
+    """14.3.1.1.8: the Political Status Display's modifier for a power with `pp` political points."""
+    found = 0
+    for band in _data()["status_modifier"]:
+        if pp >= band["from"]:
+            found = band["modifier"]
+    return int(found)

@@ -1,0 +1,128 @@
+"""The Empires in Arms ruleset: the powers of the charter, the sealed UMP Control Step and its roll
+point, the state's dump, and the views. A power in no player's charter `sides` is an uncontrolled
+major power (UMP, 14.3)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from pbem.errors import IllegalOrder, UsageError
+from pbem.ruleset import Chance, Decision, OrderKind, Ruleset, Setup, View
+
+from . import powers, ump_control, views
+from .state import PLAYER, EiaState, Power
+
+
+class EmpiresInArms(Ruleset[EiaState]):
+    id = "empires_in_arms"
+    package = __package__
+
+    def check_setup(self, setup: Setup) -> None:
+        """Each side a major power, each power commanded by one player at most; two players or more
+        (the UMP Control Step is sealed among them: RULINGS E3)."""
+        super().check_setup(setup)
+        seen: dict[str, str] = {}
+        for seat in setup.roster:
+            for side in seat.sides:
+                if side not in powers.order():
+                    raise UsageError(f"{seat.id}'s side {side!r} is not a major power ({', '.join(powers.order())})",
+                                     field="sides")
+                if side in seen:
+                    raise UsageError(f"{side} is commanded by both {seen[side]} and {seat.id}", field="sides")
+                seen[side] = seat.id
+        if len([p for p in setup.players if self.commands(setup, p)]) < 2:
+            raise UsageError("Empires in Arms needs two players or more commanding powers", field="players")
+
+    def commands(self, setup: Setup, player: str) -> list[str]:
+        """The powers a player commands, in data order."""
+        sides = next((seat.sides for seat in setup.roster if seat.id == player), ())
+        return [power for power in powers.order() if power in sides]
+
+    def new_state(self, setup: Setup) -> EiaState:
+        self.check_setup(setup)
+        scenario = self.data("scenarios.toml")[setup.scenario]
+        commanded = {power for player in setup.players for power in self.commands(setup, player)}
+        state = EiaState(setup=setup, wars=sorted(sorted(p) for p in scenario.get("wars", [])),
+                         alliances=sorted(sorted(p) for p in scenario.get("alliances", [])),
+                         surrendered=[list(p) for p in scenario.get("surrendered", [])],
+                         bourbon=bool(scenario.get("bourbon", False)))
+        for power in powers.order():
+            facts = scenario["powers"][power]
+            state.powers[power] = Power(PLAYER if power in commanded else "uncontrolled", facts["pp"], facts["money"])
+        return state
+
+    def _members(self, state: EiaState) -> tuple[str, ...]:
+        return tuple(player for player in state.setup.players if self.commands(state.setup, player))
+
+    def pending(self, state: EiaState):
+        if state.step == "ump_roll":
+            return Chance()
+        when = "before the game" if state.turn == 0 else f"turn {state.turn}'s Economic Phase"
+        return Decision(self._members(state), f"the UMP Control Step {when}: seal your overtures (pbem seal "
+                        "'overture ump=... pp=... pp_against=... subsidy=...', or nothing)")
+
+    def apply(self, state: EiaState, player: str, order: Mapping) -> EiaState:
+        kind = self.check_order(order).kind
+        raise IllegalOrder(f"{kind} is sealed in the UMP Control Step: pbem seal '{kind} ...'", rule=ump_control.RULE,
+                           field="kind")
+
+    def check_together(self, state: EiaState, player: str, orders: Sequence[Mapping]) -> None:
+        for index, order in enumerate(orders, 1):
+            try:
+                self.check_order(order)
+            except IllegalOrder as exc:
+                exc.field = f"orders[{index}].{exc.field}" if exc.field else f"orders[{index}]"
+                raise
+        ump_control.check(state, self.commands(state.setup, player), orders)
+
+    def apply_together(self, state: EiaState, orders: Mapping[str, list[Mapping] | None]) -> EiaState:
+        ump_control.collect(state, orders, {p: self.commands(state.setup, p) for p in orders}, self.check_order)
+        return state
+
+    def resolve(self, state: EiaState, dice, private) -> EiaState:
+        ump_control.resolve(state, dice, state.setup.tables)
+        return state
+
+    def legal(self, state: EiaState, player: str) -> list[OrderKind]:
+        return [self.order_kinds["overture"]] if player in self._members(state) and state.step == "ump_control" else []
+
+    def standing(self, state: EiaState) -> str:
+        return views.standing(state)
+
+    def dump(self, state: EiaState) -> dict:
+        return {
+            "turn": state.turn, "step": state.step, "bourbon": state.bourbon,
+            "powers": {name: {"status": p.status, "pp": p.pp, "money": p.money, "controller": p.controller,
+                              "last_controller": p.last_controller} for name, p in state.powers.items()},
+            "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered,
+            "overtures": state.overtures, "voided": state.voided, "last_control": state.last_control,
+        }
+
+    def load(self, data: dict, setup: Setup) -> EiaState:
+        return EiaState(
+            setup=setup, turn=data["turn"], step=data["step"], bourbon=data["bourbon"],
+            powers={name: Power(**facts) for name, facts in data["powers"].items()},
+            wars=[list(p) for p in data["wars"]], alliances=[list(p) for p in data["alliances"]],
+            surrendered=[list(p) for p in data["surrendered"]], overtures=[dict(o) for o in data["overtures"]],
+            voided=[dict(v) for v in data["voided"]], last_control=_plain(data["last_control"]),
+        )
+
+    def copy(self, state: EiaState, setup: Setup) -> EiaState:
+        return replace(state, powers={name: replace(p) for name, p in state.powers.items()},
+                       wars=[list(p) for p in state.wars], alliances=[list(p) for p in state.alliances],
+                       surrendered=[list(p) for p in state.surrendered],
+                       overtures=[dict(o) for o in state.overtures], voided=[dict(v) for v in state.voided],
+                       last_control=_plain(state.last_control))
+
+    def views(self, state: EiaState, private: Mapping[str, dict] | None = None) -> Mapping[str, View]:
+        return views.all_views(state)
+
+
+def _plain(value):
+    """A deep copy of JSON-like data."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value

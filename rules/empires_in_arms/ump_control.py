@@ -1,0 +1,192 @@
+"""The UMP Control Step (seed 003, 14.3.1-14.3.2, 14.3.7, 14.3.8): each player's powers seal their
+overtures to the uncontrolled major powers; once all are unsealed the collector's entry opens a
+roll point, where the political points pass to the UMPs and every overture is rolled.
+
+An overture that cannot stand is voided when unsealed, its rule recorded for all to see; `pbem
+seal` refuses it before it is signed (`check`). Rolls: the UMPs in data order, the bidders in
+roster order (their powers in data order); two dice each, with the modifiers of 14.3.1.1.8 (before
+the game only the Natural Alliance Table and political points, 14.3.1). The highest total wins;
+a tie goes to the power that controlled the UMP last, else to a roll-off. A winning total of 10 or
+more makes the UMP active (Turkey: 12, 14.3.7), less inactive; an UMP nobody bid for is neutral.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from pbem.errors import IllegalOrder
+
+from . import powers
+from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, EiaState
+
+RULE = "14.3.1.1.1"
+MOST_PP = 2  # 14.3.1.1.3: political points a power may use on one UMP
+SUBSIDY_STEP = 20  # 14.3.1.1.6: +1 for every $20
+
+
+# ---------------------------------------------------------------------------------- sealing
+
+def check(state: EiaState, commands: Sequence[str], orders: Sequence[Mapping]) -> list[dict]:
+    """The overtures these sealed orders make, each with its power; IllegalOrder for the first one
+    that cannot stand (what `pbem seal` refuses, and what unsealing voids)."""
+    made: list[dict] = []
+    for index, order in enumerate(orders, 1):
+        try:
+            made.append(_overture(state, commands, order, made))
+        except IllegalOrder as exc:
+            exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
+            raise
+    return made
+
+
+def _overture(state: EiaState, commands: Sequence[str], order: Mapping, made: list[dict]) -> dict:
+    if order.get("kind") != "overture":
+        raise IllegalOrder(f"{order.get('kind')!r} is not sealed in the UMP Control Step: overture ump=...", rule=RULE,
+                           field="kind")
+    power = _power(commands, order)
+    ump = str(order["ump"])
+    if ump not in state.powers or state.powers[ump].status == PLAYER:
+        raise IllegalOrder(f"{ump!r} is not an uncontrolled major power (they are: {', '.join(umps(state))})",
+                           rule=RULE, field="ump")
+    if any(o["power"] == power and o["ump"] == ump for o in made):
+        raise IllegalOrder(f"{power} makes one overture to {ump}", rule=RULE, field="ump")
+    pp, against, subsidy = (int(order.get(key, 0)) for key in ("pp", "pp_against", "subsidy"))
+    _check_pp(state, power, pp, against, made)
+    _check_subsidy(state, power, ump, subsidy, made)
+    return {"power": power, "ump": ump, "pp": pp, "pp_against": against, "subsidy": subsidy}
+
+
+def _power(commands: Sequence[str], order: Mapping) -> str:
+    named = order.get("power")
+    if named is None and len(commands) == 1:
+        return commands[0]
+    if named not in commands:
+        raise IllegalOrder(f"name your power making the overture: power={' or power='.join(commands)}", rule=RULE,
+                           field="power")
+    return str(named)
+
+
+def _check_pp(state: EiaState, power: str, pp: int, against: int, made: list[dict]) -> None:
+    """14.3.1.1.3: at most two political points on one UMP, never more than the power has (E4)."""
+    if pp < 0 or against < 0 or pp + against > MOST_PP:
+        raise IllegalOrder(f"up to {MOST_PP} political points an UMP, pp and pp_against together", rule="14.3.1.1.3",
+                           field="pp")
+    spent = sum(o["pp"] + o["pp_against"] for o in made if o["power"] == power) + pp + against
+    if spent > max(state.powers[power].pp, 0):
+        raise IllegalOrder(f"{power} has {state.powers[power].pp} political points, not {spent}", rule="14.3.1.1.3",
+                           field="pp")
+
+
+def _check_subsidy(state: EiaState, power: str, ump: str, subsidy: int, made: list[dict]) -> None:
+    """14.3.1, 14.3.1.1.6: no subsidy before the game nor to an UMP at war with the power; never
+    more money than the power has (E4)."""
+    if not subsidy:
+        return
+    if subsidy < 0:
+        raise IllegalOrder("a subsidy is an amount of money", rule="14.3.1.1.6", field="subsidy")
+    if state.turn == 0:
+        raise IllegalOrder("before the game only the Natural Alliance Table and political points modify an "
+                           "overture", rule="14.3.1", field="subsidy")
+    if state.at_war(power, ump):
+        raise IllegalOrder(f"{power} is at war with {ump}: no subsidy", rule="14.3.1.1.6", field="subsidy")
+    offered = sum(o["subsidy"] for o in made if o["power"] == power) + subsidy
+    if offered > state.powers[power].money:
+        raise IllegalOrder(f"{power} has ${state.powers[power].money}, not ${offered}", rule="14.3.1.1.6",
+                           field="subsidy")
+
+
+def umps(state: EiaState) -> list[str]:
+    return [power for power in powers.order() if state.powers[power].status != PLAYER]
+
+
+def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None], commands: Mapping[str, list[str]],
+            check_kind: Callable[[Mapping], object]) -> None:
+    """Every member's unsealed overtures: those that stand wait for the roll point; the others are
+    voided, the rule recorded (protocol §5: nobody may amend another's sealed orders). `check_kind`
+    is the ruleset's check of an order's declared fields."""
+    state.overtures, state.voided = [], []
+    for player, given in sealed.items():
+        made: list[dict] = []
+        for index, order in enumerate(given or [], 1):
+            try:
+                check_kind(order)
+                made.append(_overture(state, commands[player], order, made))
+            except IllegalOrder as exc:
+                state.voided.append({"player": player, "order": index, "rule": exc.rule, "why": exc.message})
+        if given is None:
+            state.voided.append({"player": player, "order": 0, "rule": "PROTOCOL §5",
+                                 "why": "the unsealed text could not be read"})
+        state.overtures += made
+    state.step = "ump_roll"
+
+
+# ---------------------------------------------------------------------------------- the roll point
+
+def resolve(state: EiaState, dice, tables: Mapping[str, Mapping]) -> None:
+    """14.3.1.1.3: the political points pass first; then each UMP's overtures are rolled (14.3.2)."""
+    for overture in state.overtures:
+        spent = overture["pp"] + overture["pp_against"]
+        state.powers[overture["power"]].pp -= spent
+        state.powers[overture["ump"]].pp += spent
+    record: dict = {"turn": state.turn, "umps": {}}
+    for ump in umps(state):
+        bids = [o for o in state.overtures if o["ump"] == ump]
+        record["umps"][ump] = _roll_for(state, ump, bids, dice, tables) if bids else _neutral(state, ump)
+    state.last_control = record
+    state.overtures, state.step, state.turn = [], "ump_control", state.turn + 1
+
+
+def _neutral(state: EiaState, ump: str) -> dict:
+    """14.3.6: no overture, no controller."""
+    state.powers[ump].status, state.powers[ump].controller = NEUTRAL, None
+    return {"status": NEUTRAL, "rolls": []}
+
+
+def _roll_for(state: EiaState, ump: str, bids: list[dict], dice, tables: Mapping[str, Mapping]) -> dict:
+    rolls = []
+    for bid in bids:
+        faces = [dice.roll(6, f"{bid['power']} overture to {ump}", RULE) for _ in range(2)]
+        modifiers = modifiers_of(state, bid, bids, tables)
+        rolls.append({"power": bid["power"], "dice": faces, "modifiers": modifiers,
+                      "total": sum(faces) + sum(modifiers.values())})
+    best = max(roll["total"] for roll in rolls)
+    tied = [roll["power"] for roll in rolls if roll["total"] == best]
+    winner, rolloff = _settle(state, ump, tied, dice)
+    status = ACTIVE if best >= powers.active_at(ump) else INACTIVE
+    facts = state.powers[ump]
+    facts.status, facts.controller, facts.last_controller = status, winner, winner
+    paid = next(b["subsidy"] for b in bids if b["power"] == winner)  # 14.3.1.1.6: only the winner pays
+    state.powers[winner].money -= paid
+    facts.money += paid
+    return {"status": status, "winner": winner, "rolls": rolls, **({"rolloff": rolloff} if rolloff else {})}
+
+
+def _settle(state: EiaState, ump: str, tied: list[str], dice) -> tuple[str, list]:
+    """14.3.2: a tie goes to the power that controlled the UMP most recently, else to a roll-off,
+    rolled again among those still level."""
+    if len(tied) == 1:
+        return tied[0], []
+    if state.powers[ump].last_controller in tied:
+        return str(state.powers[ump].last_controller), []
+    rounds = []
+    while len(tied) > 1:
+        faces = {power: dice.roll(6, f"roll-off for {ump}: {power}", "14.3.2") for power in tied}
+        rounds.append(faces)
+        top = max(faces.values())
+        tied = [power for power in tied if faces[power] == top]
+    return tied[0], rounds
+
+
+def modifiers_of(state: EiaState, bid: dict, bids: list[dict], tables: Mapping[str, Mapping]) -> dict[str, int]:
+    """14.3.1.1.8, by name; before the game only the table and political points (14.3.1)."""
+    power, ump = bid["power"], bid["ump"]
+    rivals = sum(other["pp_against"] for other in bids if other["power"] != power)
+    found = {"natural alliance": powers.natural_alliance(tables, state.bourbon, power, ump),
+             "political points": bid["pp"] - rivals}
+    if state.turn > 0:
+        found |= {"allied": 2 * state.allied(power, ump), "at war": -2 * state.at_war(power, ump),
+                  "surrendered to it": -2 * ([ump, power] in state.surrendered),
+                  "subsidy": bid["subsidy"] // SUBSIDY_STEP,
+                  "status of the power": powers.status_modifier(state.powers[power].pp),
+                  "status of the UMP": powers.status_modifier(state.powers[ump].pp)}
+    return {name: value for name, value in found.items() if value}

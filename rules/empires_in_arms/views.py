@@ -1,0 +1,77 @@
+"""`pbem show powers` and `pbem show diplomacy` for Empires in Arms, and the status line. Each view
+has a data function (what --json prints) and a render function drawing exactly that data."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbem.ruleset import View
+
+from .state import PLAYER, EiaState
+
+
+def _when(turn: int) -> str:
+    return "before the game" if turn == 0 else f"turn {turn}"
+
+
+def standing(state: EiaState) -> str:
+    when = _when(state.turn)
+    umps = [f"{name} {p.status}" + (f" ({p.controller})" if p.controller else "")
+            for name, p in state.powers.items() if p.status != PLAYER]
+    return f"{when}; UMPs: {', '.join(umps) or 'none'}"
+
+
+def powers_data(state: EiaState) -> dict:
+    return {"turn": state.turn, "powers": {name: {"status": p.status, "pp": p.pp, "money": p.money,
+                                                  "controller": p.controller, "last_controller": p.last_controller}
+                                           for name, p in state.powers.items()},
+            "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered}
+
+
+def render_powers(data: dict):
+    from rich.table import Table
+
+    from pbem.report import literal
+
+    table = Table(title=literal(f"Major powers ({_when(data['turn'])})"), title_justify="left")
+    for column in ("power", "status", "controlled by", "PP", "money", "last controller"):
+        table.add_column(column)
+    for name, p in data["powers"].items():
+        table.add_row(*(literal(str(value)) for value in (name, p["status"], p["controller"] or "—", p["pp"],
+                                                          f"${p['money']}", p["last_controller"] or "—")))
+    return table
+
+
+def diplomacy_data(state: EiaState) -> dict:
+    return {"last_control": state.last_control, "voided": state.voided}
+
+
+def render_diplomacy(data: dict):
+    from rich.console import Group
+    from rich.text import Text
+
+    from pbem.report import literal
+
+    control = data["last_control"]
+    if not control:
+        return Text("No UMP Control Step has been rolled yet.")
+    lines = [literal(f"UMP Control Step, {_when(control['turn'])}")]
+    for ump, result in control["umps"].items():
+        lines.append(literal(f"{ump}: {result['status']}" + (f", to {result['winner']}" if "winner" in result else "")))
+        for roll in result["rolls"]:
+            mods = ", ".join(f"{name} {value:+d}" for name, value in roll["modifiers"].items()) or "no modifier"
+            lines.append(literal(f"  {roll['power']}: dice {roll['dice'][0]}+{roll['dice'][1]}, {mods}: "
+                                 f"{roll['total']}"))
+    for voided in data["voided"]:
+        lines.append(literal(f"voided: {voided['player']}'s order {voided['order']} ({voided['rule']}: "
+                             f"{voided['why']})"))
+    return Group(*lines)
+
+
+def all_views(state: EiaState) -> Mapping[str, View]:
+    return {
+        "powers": View("each major power: player's or UMP (active, inactive, neutral), controller, PP, money",
+                       lambda: powers_data(state), render_powers),
+        "diplomacy": View("the last UMP Control Step: every overture's dice and modifiers, and the voided ones",
+                          lambda: diplomacy_data(state), render_diplomacy),
+    }

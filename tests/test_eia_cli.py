@@ -1,0 +1,59 @@
+"""Empires in Arms' UMP Control Step through the real CLI (seed 003, 14.3.1; protocol §5): three
+players in their own directories seal their overtures (`pbem seal`), a bad one refused before it
+is signed; all unseal; alice, first in roster order, collects the seals with her next entry,
+whose roll point draws every overture's dice; `pbem show powers` and `pbem show diplomacy` say
+who gained each UMP and why."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import NAMES, setup_game
+from test_sealed_cli import mail, outbox_file, seal
+
+SIDES = {"alice": ["france"], "bob": ["britain"], "carol": ["russia"]}
+
+
+@pytest.fixture
+def table(tmp_path):
+    return setup_game(tmp_path, ruleset="empires_in_arms", scenario="demo", sides=SIDES, tables={})
+
+
+def test_a_control_step_before_the_game(table):
+    code, out, err = table["bob"].cli("status", "--json")
+    assert code == 0, err
+    step = json.loads(out)["step"]
+    assert (step["kind"], step["seals_from"]) == ("sealed", ["alice", "bob", "carol"])
+    code, _, err = table["alice"].cli("seal", "overture ump=austria subsidy=20")
+    assert code == 1 and "field 'orders[1].subsidy', rule 14.3.1:" in err and err.count("\n") == 1, err
+    assert not list((table["alice"].dir / "outbox").glob("*seal*"))
+    seal(table, "alice", "overture ump=austria pp=2")
+    seal(table, "bob", "overture ump=austria", "overture ump=prussia pp=1")
+    seal(table, "carol")  # an empty seal: Russia makes no overture
+    for name in NAMES:
+        code, _, err = table[name].cli("apply", "--unseal")
+        assert code == 0, err
+        for result in mail(table, name, outbox_file(table, name, "unseal")):
+            assert result[0] == 0, result
+    code, out, err = table["alice"].cli("move")  # the collector's entry: its roll point draws the dice
+    assert code == 0, err
+    for result in mail(table, "alice", outbox_file(table, "alice", "move")):
+        assert result[0] == 0, result
+    for name in ("bob", "carol"):
+        code, _, err = table[name].cli("apply", "--reveal")
+        assert code == 0, err
+        for result in mail(table, name, outbox_file(table, name, "reveal")):
+            assert result[0] == 0, result
+    powers = json.loads(table["carol"].cli("show", "powers", "--json")[1])["powers"]
+    assert powers["france"]["pp"] == 20 and powers["britain"]["pp"] == 19  # paid before the first roll
+    assert powers["austria"]["controller"] in ("france", "britain") and powers["austria"]["pp"] == 14
+    assert powers["prussia"]["controller"] == "britain" and powers["spain"]["status"] == "neutral"
+    control = json.loads(table["bob"].cli("show", "diplomacy", "--json")[1])["last_control"]
+    austria = {roll["power"]: roll for roll in control["umps"]["austria"]["rolls"]}
+    assert austria["france"]["modifiers"] == {"natural alliance": -2, "political points": 2}
+    assert austria["france"]["total"] == sum(austria["france"]["dice"])
+    code, out, err = table["bob"].cli("show", "diplomacy")
+    assert code == 0 and "austria:" in out and "natural alliance -2" in out, err
+    code, out, err = table["alice"].cli("verify")
+    assert code == 0, err

@@ -1,0 +1,83 @@
+"""Rule cases of Empires in Arms' UMP Control Step (seed 003, 14.3.1-14.3.2, 14.3.7, 14.3.8):
+tests/cases/empires_in_arms/ump_control.toml, each played through the ruleset with forced dice.
+
+A case names the players and their powers (`players`, default alice: france, bob: britain, carol:
+russia), changes to the demo scenario (`position`: turn, bourbon, powers {power: {pp, money,
+last_controller}}, wars, alliances, surrendered), each player's sealed orders (`sealed`) and the
+dice of the roll point. `refused` checks `pbem seal`'s refusal of one player's orders instead."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from pbem import ruleset as rulesets
+from pbem.dice import FixedDice
+from pbem.errors import IllegalOrder
+from pbem.ruleset import Chance, Decision, Seat, Setup
+
+CASES = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "ump_control.toml").read_text())["case"]
+RULESET = rulesets.load("empires_in_arms")
+PLAYERS = {"alice": ["france"], "bob": ["britain"], "carol": ["russia"]}
+
+
+def start(case: dict):
+    players = case.get("players", PLAYERS)
+    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in players.items())
+    state = RULESET.new_state(Setup("demo", roster, tables=case.get("tables", {})))
+    position = case.get("position", {})
+    state.turn = position.get("turn", state.turn)
+    state.bourbon = position.get("bourbon", state.bourbon)
+    for power, facts in position.get("powers", {}).items():
+        for key, value in facts.items():
+            setattr(state.powers[power], key, value)
+    for key in ("wars", "alliances"):
+        if key in position:
+            setattr(state, key, sorted(sorted(pair) for pair in position[key]))
+    state.surrendered = position.get("surrendered", state.surrendered)
+    return state
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['id']} [{c['rule']}]" for c in CASES])
+def test_case(case):
+    state = start(case)
+    expect = case["expect"]
+    if "refused" in case:
+        player = case["refused"]
+        with pytest.raises(IllegalOrder) as raised:
+            RULESET.check_together(state, player, case["sealed"][player])
+        assert (raised.value.rule, raised.value.field) == (expect["rule"], expect["field"]), str(raised.value)
+        return
+    assert isinstance(RULESET.pending(state), Decision)
+    sealed = {player: case["sealed"].get(player, []) for player in RULESET.pending(state).players}
+    RULESET.apply_together(state, sealed)
+    assert isinstance(RULESET.pending(state), Chance)
+    dice = FixedDice(list(case.get("dice", [])))
+    RULESET.resolve(state, dice, None)
+    assert not dice.values, f"dice left over: {dice.values}"
+    check(state, expect)
+
+
+def check(state, expect: dict) -> None:
+    for power, facts in expect.get("powers", {}).items():
+        for key, value in facts.items():
+            assert getattr(state.powers[power], key) == value, f"{power}.{key}"
+    for ump, totals in expect.get("totals", {}).items():
+        assert {r["power"]: r["total"] for r in state.last_control["umps"][ump]["rolls"]} == totals, ump
+    for ump, by_power in expect.get("modifiers", {}).items():
+        rolls = {r["power"]: r["modifiers"] for r in state.last_control["umps"][ump]["rolls"]}
+        assert {power: rolls[power] for power in by_power} == by_power, ump
+    if "voided" in expect:
+        assert [(v["player"], v["rule"]) for v in state.voided] == [tuple(v) for v in expect["voided"]]
+    if "turn" in expect:
+        assert state.turn == expect["turn"]
+    for ump in expect.get("uncontrolled", []):  # neutral: nobody controls it (14.3.6)
+        assert state.powers[ump].controller is None, ump
+
+
+def test_every_rule_of_the_step_has_a_case():
+    cited = {case["rule"] for case in CASES}
+    assert {"14.3.1", "14.3.1.1.1", "14.3.1.1.2", "14.3.1.1.3", "14.3.1.1.6", "14.3.1.1.7", "14.3.1.1.8",
+            "14.3.2", "14.3.2.1", "14.3.6", "14.3.7", "14.3.8", "E2", "E4", "E5"} <= cited, cited
