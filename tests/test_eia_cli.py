@@ -55,5 +55,7 @@ def test_a_control_step_before_the_game(table):
     assert austria["france"]["total"] == sum(austria["france"]["dice"])
     code, out, err = table["bob"].cli("show", "diplomacy")
     assert code == 0 and "austria:" in out and "natural alliance -2" in out, err
+    victory = json.loads(table["alice"].cli("show", "victory", "--json")[1])
+    assert victory == {"claims": [], "must_accept_peace": []}  # Austria, at war with France, had overtures
     code, out, err = table["alice"].cli("verify")
     assert code == 0, err

@@ -75,9 +75,28 @@ def check(state, expect: dict) -> None:
         assert state.turn == expect["turn"]
     for ump in expect.get("uncontrolled", []):  # neutral: nobody controls it (14.3.6)
         assert state.powers[ump].controller is None, ump
+    if "must_accept_peace" in expect:
+        assert state.must_accept_peace == expect["must_accept_peace"]
+
+
+VICTORY = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "victory.toml").read_text())["case"]
+
+
+@pytest.mark.parametrize("case", VICTORY, ids=[f"{c['id']} [{c['rule']}]" for c in VICTORY])
+def test_victory_case(case):
+    from pbem.rules.empires_in_arms import victory
+
+    state = start({})
+    for power, facts in case["powers"].items():
+        for key, value in facts.items():
+            setattr(state.powers[power], key, value)
+    commands = {player: RULESET.commands(state.setup, player) for player in state.setup.players}
+    found = [[c["player"], c["power"], c.get("ump", ""), c["vp"]] for c in victory.claims(state, commands)]
+    assert found == case["expect"]["claims"]
 
 
 def test_every_rule_of_the_step_has_a_case():
-    cited = {case["rule"] for case in CASES}
+    cited = {case["rule"] for case in CASES + VICTORY}
     assert {"14.3.1", "14.3.1.1.1", "14.3.1.1.2", "14.3.1.1.3", "14.3.1.1.6", "14.3.1.1.7", "14.3.1.1.8",
-            "14.3.2", "14.3.2.1", "14.3.6", "14.3.7", "14.3.8", "E2", "E4", "E5"} <= cited, cited
+            "14.3.2", "14.3.2.1", "14.3.6", "14.3.6.1a", "14.3.6.1b", "14.3.6.2", "14.3.7", "14.3.8", "14.3.9",
+            "E1", "E2", "E4", "E5"} <= cited, cited

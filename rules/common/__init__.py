@@ -1,1 +1,1 @@
-"""Machinery shared by games: dice notation, result tables."""
+"""Machinery shared by games: dice notation, result tables, copies of plain data."""

@@ -38,3 +38,14 @@ def status_modifier(pp: int) -> int:
         if pp >= band["from"]:
             found = band["modifier"]
     return int(found)
+
+
+def economy(power: str) -> Mapping[str, int]:
+    """What the power's economy yields an Economic Phase: money and manpower (14.3.6.1b)."""
+    return _data()["economy"][power]
+
+
+def victory_level(power: str, parenthesised: bool) -> int:
+    """8.1.3.2, 14.3.9: the power's victory level; an UMP's is the parenthesised one."""
+    facts = _data()["victory_level"][power]
+    return int(facts["parenthesised" if parenthesised else "level"])

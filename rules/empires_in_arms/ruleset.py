@@ -5,11 +5,12 @@ major power (UMP, 14.3)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Chance, Decision, OrderKind, Ruleset, Setup, View
 
+from ..common.plain import plain_copy
 from . import powers, ump_control, views
 from .state import PLAYER, EiaState, Power
 
@@ -49,7 +50,8 @@ class EmpiresInArms(Ruleset[EiaState]):
                          bourbon=bool(scenario.get("bourbon", False)))
         for power in powers.order():
             facts = scenario["powers"][power]
-            state.powers[power] = Power(PLAYER if power in commanded else "uncontrolled", facts["pp"], facts["money"])
+            state.powers[power] = Power(PLAYER if power in commanded else "uncontrolled", facts["pp"], facts["money"],
+                                        facts["manpower"], facts["vp"])
         return state
 
     def _members(self, state: EiaState) -> tuple[str, ...]:
@@ -93,9 +95,9 @@ class EmpiresInArms(Ruleset[EiaState]):
     def dump(self, state: EiaState) -> dict:
         return {
             "turn": state.turn, "step": state.step, "bourbon": state.bourbon,
-            "powers": {name: {"status": p.status, "pp": p.pp, "money": p.money, "controller": p.controller,
-                              "last_controller": p.last_controller} for name, p in state.powers.items()},
+            "powers": {name: asdict(p) for name, p in state.powers.items()},
             "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered,
+            "must_accept_peace": state.must_accept_peace,
             "overtures": state.overtures, "voided": state.voided, "last_control": state.last_control,
         }
 
@@ -104,25 +106,19 @@ class EmpiresInArms(Ruleset[EiaState]):
             setup=setup, turn=data["turn"], step=data["step"], bourbon=data["bourbon"],
             powers={name: Power(**facts) for name, facts in data["powers"].items()},
             wars=[list(p) for p in data["wars"]], alliances=[list(p) for p in data["alliances"]],
-            surrendered=[list(p) for p in data["surrendered"]], overtures=[dict(o) for o in data["overtures"]],
-            voided=[dict(v) for v in data["voided"]], last_control=_plain(data["last_control"]),
+            surrendered=[list(p) for p in data["surrendered"]], must_accept_peace=list(data["must_accept_peace"]),
+            overtures=[dict(o) for o in data["overtures"]],
+            voided=[dict(v) for v in data["voided"]], last_control=plain_copy(data["last_control"]),
         )
 
     def copy(self, state: EiaState, setup: Setup) -> EiaState:
         return replace(state, powers={name: replace(p) for name, p in state.powers.items()},
                        wars=[list(p) for p in state.wars], alliances=[list(p) for p in state.alliances],
                        surrendered=[list(p) for p in state.surrendered],
+                       must_accept_peace=list(state.must_accept_peace),
                        overtures=[dict(o) for o in state.overtures], voided=[dict(v) for v in state.voided],
-                       last_control=_plain(state.last_control))
+                       last_control=plain_copy(state.last_control))
 
     def views(self, state: EiaState, private: Mapping[str, dict] | None = None) -> Mapping[str, View]:
-        return views.all_views(state)
+        return views.all_views(state, {p: self.commands(state.setup, p) for p in state.setup.players})
 
-
-def _plain(value):
-    """A deep copy of JSON-like data."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value

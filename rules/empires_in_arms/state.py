@@ -16,6 +16,9 @@ class Power:
     status: str  # a player's power, or an UMP's status: active, inactive, neutral
     pp: int = 0  # political points: its place on the Political Status Display
     money: int = 0
+    manpower: int = 0
+    vp: int = 0  # victory points so far (8.1.3.2)
+    neutral_phases: int = 0  # Economic Phases spent neutral since it last was (14.3.6.1b)
     controller: str | None = None  # the major power controlling this UMP (14.3.2)
     last_controller: str | None = None  # the last major power to control it (14.3.2 ties)
 
@@ -28,6 +31,7 @@ class EiaState:
     wars: list[list[str]] = field(default_factory=list)  # sorted pairs of powers
     alliances: list[list[str]] = field(default_factory=list)
     surrendered: list[list[str]] = field(default_factory=list)  # [UMP, power it surrendered to] (14.3.1.1.7)
+    must_accept_peace: list[str] = field(default_factory=list)  # UMPs to accept any terms at the next peace (14.3.6.1a)
     bourbon: bool = False  # Napoleon removed by peace term C.6 (14.3.8)
     step: str = "ump_control"  # the step open now
     overtures: list[dict] = field(default_factory=list)  # sealed and unsealed, waiting for the roll point

@@ -7,7 +7,8 @@ seal` refuses it before it is signed (`check`). Rolls: the UMPs in data order, t
 roster order (their powers in data order); two dice each, with the modifiers of 14.3.1.1.8 (before
 the game only the Natural Alliance Table and political points, 14.3.1). The highest total wins;
 a tie goes to the power that controlled the UMP last, else to a roll-off. A winning total of 10 or
-more makes the UMP active (Turkey: 12, 14.3.7), less inactive; an UMP nobody bid for is neutral.
+more makes the UMP active (Turkey: 12, 14.3.7), less inactive; an UMP nobody bid for is neutral
+(14.3.6), with what that brings (14.3.6.1a, 14.3.6.1b, 14.3.6.2).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, EiaState
 RULE = "14.3.1.1.1"
 MOST_PP = 2  # 14.3.1.1.3: political points a power may use on one UMP
 SUBSIDY_STEP = 20  # 14.3.1.1.6: +1 for every $20
+NEUTRAL_PP = 2  # 14.3.6.2: a neutral UMP's status adjustment, as the highest economic manipulation
 
 
 # ---------------------------------------------------------------------------------- sealing
@@ -137,9 +139,27 @@ def resolve(state: EiaState, dice, tables: Mapping[str, Mapping]) -> None:
 
 
 def _neutral(state: EiaState, ump: str) -> dict:
-    """14.3.6: no overture, no controller."""
-    state.powers[ump].status, state.powers[ump].controller = NEUTRAL, None
+    """14.3.6: no overture, no controller. 14.3.6.1a: at war, it surrenders to all its enemies and
+    accepts any terms at the next peace step. In an Economic Phase (not before the game) the
+    phase counts for 14.3.6.1b, and its status adjustment adds 2 PP (14.3.6.2)."""
+    facts = state.powers[ump]
+    facts.status, facts.controller = NEUTRAL, None
+    if any(ump in pair for pair in state.wars) and ump not in state.must_accept_peace:
+        state.must_accept_peace.append(ump)
+    if state.turn > 0:
+        facts.neutral_phases += 1
+        facts.pp += NEUTRAL_PP
     return {"status": NEUTRAL, "rolls": []}
+
+
+def _back_from_neutral(ump: str, facts) -> dict:
+    """14.3.6.1b: half its money and manpower values for each Economic Phase it was neutral."""
+    economy, phases = powers.economy(ump), facts.neutral_phases
+    gained = {"money": phases * economy["money"] // 2, "manpower": phases * economy["manpower"] // 2}
+    facts.money += gained["money"]
+    facts.manpower += gained["manpower"]
+    facts.neutral_phases = 0
+    return {"neutral_phases": phases, **gained} if phases else {}
 
 
 def _roll_for(state: EiaState, ump: str, bids: list[dict], dice, tables: Mapping[str, Mapping]) -> dict:
@@ -154,11 +174,13 @@ def _roll_for(state: EiaState, ump: str, bids: list[dict], dice, tables: Mapping
     winner, rolloff = _settle(state, ump, tied, dice)
     status = ACTIVE if best >= powers.active_at(ump) else INACTIVE
     facts = state.powers[ump]
+    back = _back_from_neutral(ump, facts) if facts.status == NEUTRAL else {}
     facts.status, facts.controller, facts.last_controller = status, winner, winner
     paid = next(b["subsidy"] for b in bids if b["power"] == winner)  # 14.3.1.1.6: only the winner pays
     state.powers[winner].money -= paid
     facts.money += paid
-    return {"status": status, "winner": winner, "rolls": rolls, **({"rolloff": rolloff} if rolloff else {})}
+    return {"status": status, "winner": winner, "rolls": rolls, **({"rolloff": rolloff} if rolloff else {}),
+            **({"back_from_neutral": back} if back else {})}
 
 
 def _settle(state: EiaState, ump: str, tied: list[str], dice) -> tuple[str, list]:

@@ -23,7 +23,8 @@ def standing(state: EiaState) -> str:
 
 def powers_data(state: EiaState) -> dict:
     return {"turn": state.turn, "powers": {name: {"status": p.status, "pp": p.pp, "money": p.money,
-                                                  "controller": p.controller, "last_controller": p.last_controller}
+                                                  "manpower": p.manpower, "vp": p.vp, "controller": p.controller,
+                                                  "last_controller": p.last_controller}
                                            for name, p in state.powers.items()},
             "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered}
 
@@ -34,11 +35,12 @@ def render_powers(data: dict):
     from pbem.report import literal
 
     table = Table(title=literal(f"Major powers ({_when(data['turn'])})"), title_justify="left")
-    for column in ("power", "status", "controlled by", "PP", "money", "last controller"):
+    for column in ("power", "status", "controlled by", "PP", "money", "manpower", "VP", "last controller"):
         table.add_column(column)
     for name, p in data["powers"].items():
         table.add_row(*(literal(str(value)) for value in (name, p["status"], p["controller"] or "—", p["pp"],
-                                                          f"${p['money']}", p["last_controller"] or "—")))
+                                                          f"${p['money']}", p["manpower"], p["vp"],
+                                                          p["last_controller"] or "—")))
     return table
 
 
@@ -68,10 +70,37 @@ def render_diplomacy(data: dict):
     return Group(*lines)
 
 
-def all_views(state: EiaState) -> Mapping[str, View]:
+def victory_data(state: EiaState, commands: dict[str, list[str]]) -> dict:
+    from .victory import claims
+
+    return {"claims": claims(state, commands), "must_accept_peace": state.must_accept_peace}
+
+
+def render_victory(data: dict):
+    from rich.console import Group
+    from rich.text import Text
+
+    from pbem.report import literal
+
+    lines = []
+    for claim in data["claims"]:
+        via = (f" with {claim['ump']} ({claim['ump_vp']} VP, level {claim['ump_level']})" if "ump" in claim else "")
+        lines.append(literal(f"{claim['player']} may announce victory: {claim['power']}{via}, {claim['vp']} VP "
+                             f"against {claim['level']} (14.3.9)"))
+    if not lines:
+        lines.append(Text("Nobody may announce victory now."))
+    if data["must_accept_peace"]:
+        umps = ", ".join(data["must_accept_peace"])
+        lines.append(literal(f"to accept any peace terms at the next peace step: {umps} (14.3.6.1a)"))
+    return Group(*lines)
+
+
+def all_views(state: EiaState, commands: dict[str, list[str]]) -> Mapping[str, View]:
     return {
         "powers": View("each major power: player's or UMP (active, inactive, neutral), controller, PP, money",
                        lambda: powers_data(state), render_powers),
         "diplomacy": View("the last UMP Control Step: every overture's dice and modifiers, and the voided ones",
                           lambda: diplomacy_data(state), render_diplomacy),
+        "victory": View("who may announce victory now, with a power or an UMP it controls (14.3.9)",
+                        lambda: victory_data(state, commands), render_victory),
     }

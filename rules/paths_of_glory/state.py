@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from pbem import datafile
 
+from ..common.plain import plain_copy
 from .data import NO_VARIANTS, PogMap, Unit, load_map, load_setup, load_units, space_facts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -343,10 +344,10 @@ def load(data: dict, started: PogState) -> PogState:
         trench_owner={space: apart.get(space, control[space]) for space in data["trenches"]},
         war_status=dict(data["war_status"]), commitment=dict(data["commitment"]), events=set(data["events"]),
         built_forts=dict(data["built_forts"]), removed=set(data["removed"]), active=data["active"],
-        round=data["round"], action=_plain_copy(data["action"]), setup=started.setup, start=started.start,
-        tracks=dict(data.get("tracks", {})), mo=dict(data.get("mo", {})), combats=_plain_copy(data.get("combats", [])),
-        retreated=set(data.get("retreated", [])), cards=_plain_copy(data.get("cards", {})),
-        hands=_plain_copy(data.get("hands", {})), chart=_plain_copy(data.get("chart", {})),
+        round=data["round"], action=plain_copy(data["action"]), setup=started.setup, start=started.start,
+        tracks=dict(data.get("tracks", {})), mo=dict(data.get("mo", {})), combats=plain_copy(data.get("combats", [])),
+        retreated=set(data.get("retreated", [])), cards=plain_copy(data.get("cards", {})),
+        hands=plain_copy(data.get("hands", {})), chart=plain_copy(data.get("chart", {})),
     )
 
 
@@ -359,16 +360,9 @@ def copy(state: PogState) -> PogState:
         forts=dict(state.forts), trenches=dict(state.trenches), trench_owner=dict(state.trench_owner),
         war_status=dict(state.war_status),
         commitment=dict(state.commitment), events=set(state.events), built_forts=dict(state.built_forts),
-        removed=set(state.removed), action=_plain_copy(state.action), tracks=dict(state.tracks), mo=dict(state.mo),
-        combats=_plain_copy(state.combats), retreated=set(state.retreated), cards=_plain_copy(state.cards),
-        hands=_plain_copy(state.hands), chart=_plain_copy(state.chart),
+        removed=set(state.removed), action=plain_copy(state.action), tracks=dict(state.tracks), mo=dict(state.mo),
+        combats=plain_copy(state.combats), retreated=set(state.retreated), cards=plain_copy(state.cards),
+        hands=plain_copy(state.hands), chart=plain_copy(state.chart),
     )
 
 
-def _plain_copy(value):
-    """A deep copy of JSON-like data (the open action): tables and lists copied, the rest shared."""
-    if isinstance(value, dict):
-        return {key: _plain_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain_copy(item) for item in value]
-    return value
