@@ -100,3 +100,18 @@ def test_every_rule_of_the_step_has_a_case():
     assert {"14.3.1", "14.3.1.1.1", "14.3.1.1.2", "14.3.1.1.3", "14.3.1.1.6", "14.3.1.1.7", "14.3.1.1.8",
             "14.3.2", "14.3.2.1", "14.3.6", "14.3.6.1a", "14.3.6.1b", "14.3.6.2", "14.3.7", "14.3.8", "14.3.9",
             "E1", "E2", "E4", "E5"} <= cited, cited
+
+
+def test_a_resigned_players_power_becomes_an_ump():
+    """E9: bob resigns; Britain is an UMP the others may bid for; with carol gone too, alice wins."""
+    from pbem.ruleset import Over
+
+    state = start({})
+    RULESET.resign(state, "bob")
+    assert state.powers["britain"].status == "uncontrolled" and state.powers["britain"].controller is None
+    assert RULESET.pending(state).players == ("alice", "carol")
+    RULESET.check_together(state, "alice", [{"kind": "overture", "ump": "britain"}])
+    dumped = RULESET.dump(state)
+    assert RULESET.dump(RULESET.load(dumped, state.setup)) == dumped
+    RULESET.resign(state, "carol")
+    assert RULESET.pending(state) == Over("alice wins: every other player resigned")

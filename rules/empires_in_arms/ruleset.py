@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 
 from pbem.errors import IllegalOrder, UsageError
-from pbem.ruleset import Chance, Decision, OrderKind, Ruleset, Setup, View
+from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from ..common.plain import plain_copy
 from . import powers, ump_control, views
-from .state import PLAYER, EiaState, Power
+from .state import PLAYER, UNCONTROLLED, EiaState, Power
 
 
 class EmpiresInArms(Ruleset[EiaState]):
@@ -50,18 +50,23 @@ class EmpiresInArms(Ruleset[EiaState]):
                          bourbon=bool(scenario.get("bourbon", False)))
         for power in powers.order():
             facts = scenario["powers"][power]
-            state.powers[power] = Power(PLAYER if power in commanded else "uncontrolled", facts["pp"], facts["money"],
+            state.powers[power] = Power(PLAYER if power in commanded else UNCONTROLLED, facts["pp"], facts["money"],
                                         facts["manpower"], facts["vp"])
         return state
 
     def _members(self, state: EiaState) -> tuple[str, ...]:
-        return tuple(player for player in state.setup.players if self.commands(state.setup, player))
+        return tuple(player for player in state.setup.players
+                     if self.commands(state.setup, player) and player not in state.resigned)
 
     def pending(self, state: EiaState):
+        members = self._members(state)
+        if len(members) < 2:  # E9: the control step is sealed among two or more
+            return Over(f"{members[0]} wins: every other player resigned" if members else "abandoned: every player "
+                        "resigned")
         if state.step == "ump_roll":
             return Chance()
         when = "before the game" if state.turn == 0 else f"turn {state.turn}'s Economic Phase"
-        return Decision(self._members(state), f"the UMP Control Step {when}: seal your overtures (pbem seal "
+        return Decision(members, f"the UMP Control Step {when}: seal your overtures (pbem seal "
                         "'overture ump=... pp=... pp_against=... subsidy=...', or nothing)")
 
     def apply(self, state: EiaState, player: str, order: Mapping) -> EiaState:
@@ -86,6 +91,15 @@ class EmpiresInArms(Ruleset[EiaState]):
         ump_control.resolve(state, dice, state.setup.tables)
         return state
 
+    def resign(self, state: EiaState, player: str) -> EiaState:
+        """E9: his powers become UMPs, for the players left to bid for; he seals no more."""
+        if player in state.resigned or player not in state.setup.players:
+            return state
+        state.resigned.append(player)
+        for power in self.commands(state.setup, player):
+            state.powers[power].status = UNCONTROLLED
+        return state
+
     def legal(self, state: EiaState, player: str) -> list[OrderKind]:
         return [self.order_kinds["overture"]] if player in self._members(state) and state.step == "ump_control" else []
 
@@ -99,6 +113,7 @@ class EmpiresInArms(Ruleset[EiaState]):
             "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered,
             "must_accept_peace": state.must_accept_peace,
             "overtures": state.overtures, "voided": state.voided, "last_control": state.last_control,
+            "resigned": state.resigned,
         }
 
     def load(self, data: dict, setup: Setup) -> EiaState:
@@ -109,6 +124,7 @@ class EmpiresInArms(Ruleset[EiaState]):
             surrendered=[list(p) for p in data["surrendered"]], must_accept_peace=list(data["must_accept_peace"]),
             overtures=[dict(o) for o in data["overtures"]],
             voided=[dict(v) for v in data["voided"]], last_control=plain_copy(data["last_control"]),
+            resigned=list(data["resigned"]),
         )
 
     def copy(self, state: EiaState, setup: Setup) -> EiaState:
@@ -117,8 +133,9 @@ class EmpiresInArms(Ruleset[EiaState]):
                        surrendered=[list(p) for p in state.surrendered],
                        must_accept_peace=list(state.must_accept_peace),
                        overtures=[dict(o) for o in state.overtures], voided=[dict(v) for v in state.voided],
-                       last_control=plain_copy(state.last_control))
+                       last_control=plain_copy(state.last_control), resigned=list(state.resigned))
 
     def views(self, state: EiaState, private: Mapping[str, dict] | None = None) -> Mapping[str, View]:
-        return views.all_views(state, {p: self.commands(state.setup, p) for p in state.setup.players})
+        players = [p for p in state.setup.players if p not in state.resigned]
+        return views.all_views(state, {p: self.commands(state.setup, p) for p in players})
 

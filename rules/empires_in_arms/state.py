@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pbem.ruleset import Setup
 
 PLAYER, ACTIVE, INACTIVE, NEUTRAL = "player", "active", "inactive", "neutral"  # 14.3.2
+UNCONTROLLED = "uncontrolled"  # an UMP no control step has ruled on yet
 
 
 @dataclass
@@ -37,6 +38,7 @@ class EiaState:
     overtures: list[dict] = field(default_factory=list)  # sealed and unsealed, waiting for the roll point
     voided: list[dict] = field(default_factory=list)  # overtures voided when unsealed, with their rule
     last_control: dict = field(default_factory=dict)  # the last UMP Control Step, roll by roll
+    resigned: list[str] = field(default_factory=list)  # players who left the game (RULINGS E9)
 
     def pair(self, table: list[list[str]], a: str, b: str) -> bool:
         return sorted((a, b)) in table
