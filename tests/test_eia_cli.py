@@ -55,6 +55,10 @@ def test_a_control_step_before_the_game(table):
     assert austria["france"]["total"] == sum(austria["france"]["dice"])
     code, out, err = table["bob"].cli("show", "diplomacy")
     assert code == 0 and "austria:" in out and "natural alliance -2" in out, err
+    area = json.loads(table["bob"].cli("show", "area", "Milan", "--json")[1])
+    assert (area["territory"], area["held_by"], area["forces"]) == ("cisalpine", "france", {"france": 6})
+    code, _, err = table["bob"].cli("show", "area", "Milano")
+    assert code == 2 and "no area 'Milano'; did you mean milan?" in err and err.count("\n") == 1, err
     victory = json.loads(table["alice"].cli("show", "victory", "--json")[1])
     assert victory == {"claims": [], "must_accept_peace": []}  # Austria, at war with France, had overtures
     code, out, err = table["alice"].cli("verify")

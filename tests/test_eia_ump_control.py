@@ -37,6 +37,8 @@ def start(case: dict):
         if key in position:
             setattr(state, key, sorted(sorted(pair) for pair in position[key]))
     state.surrendered = position.get("surrendered", state.surrendered)
+    state.control.update(position.get("control", {}))
+    state.forces.update(position.get("forces", {}))
     return state
 
 
@@ -75,6 +77,8 @@ def check(state, expect: dict) -> None:
         assert state.turn == expect["turn"]
     for ump in expect.get("uncontrolled", []):  # neutral: nobody controls it (14.3.6)
         assert state.powers[ump].controller is None, ump
+    for territory, power in expect.get("control", {}).items():
+        assert state.control.get(territory) == power, territory
     if "must_accept_peace" in expect:
         assert state.must_accept_peace == expect["must_accept_peace"]
 
@@ -97,9 +101,9 @@ def test_victory_case(case):
 
 def test_every_rule_of_the_step_has_a_case():
     cited = {case["rule"] for case in CASES + VICTORY}
-    assert {"14.3.1", "14.3.1.1.1", "14.3.1.1.2", "14.3.1.1.3", "14.3.1.1.6", "14.3.1.1.7", "14.3.1.1.8",
-            "14.3.2", "14.3.2.1", "14.3.6", "14.3.6.1a", "14.3.6.1b", "14.3.6.2", "14.3.7", "14.3.8", "14.3.9",
-            "E1", "E2", "E4", "E5"} <= cited, cited
+    assert {"14.3.1", "14.3.1.1.1", "14.3.1.1.2", "14.3.1.1.3", "14.3.1.1.4", "14.3.1.1.5", "14.3.1.1.6",
+            "14.3.1.1.7", "14.3.1.1.8", "14.3.2", "14.3.2.1", "14.3.6", "14.3.6.1a", "14.3.6.1b", "14.3.6.2",
+            "14.3.7", "14.3.8", "14.3.9", "E1", "E2", "E4", "E5"} <= cited, cited
 
 
 def test_a_resigned_players_power_becomes_an_ump():

@@ -49,3 +49,8 @@ def victory_level(power: str, parenthesised: bool) -> int:
     """8.1.3.2, 14.3.9: the power's victory level; an UMP's is the parenthesised one."""
     facts = _data()["victory_level"][power]
     return int(facts["parenthesised" if parenthesised else "level"])
+
+
+def objectives(ump: str) -> Mapping[str, Mapping[str, int]]:
+    """The UMP's National Objective Chart as overtures read it: `crucial` and `cession` (14.3.1.1.4-5)."""
+    return _data()["objectives"][ump]

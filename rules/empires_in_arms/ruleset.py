@@ -11,7 +11,7 @@ from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from ..common.plain import plain_copy
-from . import powers, ump_control, views
+from . import geography, powers, ump_control, views
 from .state import PLAYER, UNCONTROLLED, EiaState, Power
 
 
@@ -47,7 +47,11 @@ class EmpiresInArms(Ruleset[EiaState]):
         state = EiaState(setup=setup, wars=sorted(sorted(p) for p in scenario.get("wars", [])),
                          alliances=sorted(sorted(p) for p in scenario.get("alliances", [])),
                          surrendered=[list(p) for p in scenario.get("surrendered", [])],
-                         bourbon=bool(scenario.get("bourbon", False)))
+                         bourbon=bool(scenario.get("bourbon", False)),
+                         control={**{t: f["home"] for t, f in geography.territories().items() if "home" in f},
+                                  **scenario.get("control", {})},
+                         forces={area: dict(sorted(held.items()))
+                                 for area, held in sorted(scenario.get("forces", {}).items())})
         for power in powers.order():
             facts = scenario["powers"][power]
             state.powers[power] = Power(PLAYER if power in commanded else UNCONTROLLED, facts["pp"], facts["money"],
@@ -111,7 +115,8 @@ class EmpiresInArms(Ruleset[EiaState]):
             "turn": state.turn, "step": state.step, "bourbon": state.bourbon,
             "powers": {name: asdict(p) for name, p in state.powers.items()},
             "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered,
-            "must_accept_peace": state.must_accept_peace,
+            "must_accept_peace": state.must_accept_peace, "control": dict(sorted(state.control.items())),
+            "forces": state.forces,
             "overtures": state.overtures, "voided": state.voided, "last_control": state.last_control,
             "resigned": state.resigned,
         }
@@ -124,7 +129,8 @@ class EmpiresInArms(Ruleset[EiaState]):
             surrendered=[list(p) for p in data["surrendered"]], must_accept_peace=list(data["must_accept_peace"]),
             overtures=[dict(o) for o in data["overtures"]],
             voided=[dict(v) for v in data["voided"]], last_control=plain_copy(data["last_control"]),
-            resigned=list(data["resigned"]),
+            resigned=list(data["resigned"]), control=dict(data["control"]),
+            forces={area: dict(held) for area, held in data["forces"].items()},
         )
 
     def copy(self, state: EiaState, setup: Setup) -> EiaState:
@@ -133,7 +139,8 @@ class EmpiresInArms(Ruleset[EiaState]):
                        surrendered=[list(p) for p in state.surrendered],
                        must_accept_peace=list(state.must_accept_peace),
                        overtures=[dict(o) for o in state.overtures], voided=[dict(v) for v in state.voided],
-                       last_control=plain_copy(state.last_control), resigned=list(state.resigned))
+                       last_control=plain_copy(state.last_control), resigned=list(state.resigned),
+                       control=dict(state.control), forces={area: dict(held) for area, held in state.forces.items()})
 
     def views(self, state: EiaState, private: Mapping[str, dict] | None = None) -> Mapping[str, View]:
         players = [p for p in state.setup.players if p not in state.resigned]

@@ -33,6 +33,8 @@ class EiaState:
     alliances: list[list[str]] = field(default_factory=list)
     surrendered: list[list[str]] = field(default_factory=list)  # [UMP, power it surrendered to] (14.3.1.1.7)
     must_accept_peace: list[str] = field(default_factory=list)  # UMPs to accept any terms at the next peace (14.3.6.1a)
+    control: dict[str, str] = field(default_factory=dict)  # territory -> the power holding it (free minors absent)
+    forces: dict[str, dict[str, int]] = field(default_factory=dict)  # area -> power -> strength points there
     bourbon: bool = False  # Napoleon removed by peace term C.6 (14.3.8)
     step: str = "ump_control"  # the step open now
     overtures: list[dict] = field(default_factory=list)  # sealed and unsealed, waiting for the roll point
@@ -48,3 +50,6 @@ class EiaState:
 
     def allied(self, a: str, b: str) -> bool:
         return self.pair(self.alliances, a, b)
+
+    def allies_of(self, power: str) -> set[str]:
+        return {other for pair in self.alliances if power in pair for other in pair if other != power}

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pbem.errors import IllegalOrder
 
-from . import powers
+from . import geography, powers
 from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, EiaState
 
 RULE = "14.3.1.1.1"
@@ -52,10 +52,44 @@ def _overture(state: EiaState, commands: Sequence[str], order: Mapping, made: li
                            rule=RULE, field="ump")
     if any(o["power"] == power and o["ump"] == ump for o in made):
         raise IllegalOrder(f"{power} makes one overture to {ump}", rule=RULE, field="ump")
+    _check_occupation(state, power, ump)
     pp, against, subsidy = (int(order.get(key, 0)) for key in ("pp", "pp_against", "subsidy"))
     _check_pp(state, power, pp, against, made)
     _check_subsidy(state, power, ump, subsidy, made)
-    return {"power": power, "ump": ump, "pp": pp, "pp_against": against, "subsidy": subsidy}
+    cede = str(order.get("cede", ""))
+    _check_cession(state, power, ump, cede, made)
+    return {"power": power, "ump": ump, "pp": pp, "pp_against": against, "subsidy": subsidy, "cede": cede}
+
+
+def _check_occupation(state: EiaState, power: str, ump: str) -> None:
+    """14.3.1.1.1: no overture to an UMP at war with the power while the power's forces stand in
+    the UMP's home nation."""
+    held = [area for area in geography.home_areas(ump) if state.forces.get(area, {}).get(power)]
+    if held and state.at_war(power, ump):
+        raise IllegalOrder(f"{power} is at war with {ump} and occupies {', '.join(held)} of its home nation: no "
+                           "overture", rule=RULE, field="ump")
+
+
+def _check_cession(state: EiaState, power: str, ump: str, cede: str, made: list[dict]) -> None:
+    """14.3.1, 14.3.1.1.4: not before the game; only to an UMP at war with the power; a territory
+    the power holds, offered once, in which no force of a power at war with it stands but the UMP's."""
+    if not cede:
+        return
+    rule = "14.3.1.1.4"
+    if state.turn == 0:
+        raise IllegalOrder("before the game only the Natural Alliance Table and political points modify an "
+                           "overture", rule="14.3.1", field="cede")
+    if not state.at_war(power, ump):
+        raise IllegalOrder(f"{power} cedes only to an UMP it is at war with, not {ump}", rule=rule, field="cede")
+    if state.control.get(cede) != power:
+        raise IllegalOrder(f"{cede!r} is no province or minor {power} holds", rule=rule, field="cede")
+    if any(o["cede"] == cede for o in made):
+        raise IllegalOrder(f"{cede} is offered once", rule=rule, field="cede")
+    enemies = sorted({other for area in geography.areas_of(cede) for other in state.forces.get(area, {})
+                      if other != ump and state.at_war(power, other)})
+    if enemies:
+        raise IllegalOrder(f"{cede} holds forces of {', '.join(enemies)}, at war with {power}", rule=rule,
+                           field="cede")
 
 
 def _power(commands: Sequence[str], order: Mapping) -> str:
@@ -176,9 +210,11 @@ def _roll_for(state: EiaState, ump: str, bids: list[dict], dice, tables: Mapping
     facts = state.powers[ump]
     back = _back_from_neutral(ump, facts) if facts.status == NEUTRAL else {}
     facts.status, facts.controller, facts.last_controller = status, winner, winner
-    paid = next(b["subsidy"] for b in bids if b["power"] == winner)  # 14.3.1.1.6: only the winner pays
-    state.powers[winner].money -= paid
-    facts.money += paid
+    won = next(b for b in bids if b["power"] == winner)
+    state.powers[winner].money -= won["subsidy"]  # 14.3.1.1.6: only the winner pays
+    facts.money += won["subsidy"]
+    if won["cede"]:  # 14.3.1.1.4: the territory changes hands at once; a loser's cession is cancelled
+        state.control[won["cede"]] = ump
     return {"status": status, "winner": winner, "rolls": rolls, **({"rolloff": rolloff} if rolloff else {}),
             **({"back_from_neutral": back} if back else {})}
 
@@ -199,6 +235,15 @@ def _settle(state: EiaState, ump: str, tied: list[str], dice) -> tuple[str, list
     return tied[0], rounds
 
 
+def _crucial(state: EiaState, power: str, ump: str, ceded: str) -> int:
+    """14.3.1.1.5: the modifiers of the UMP's crucial territories the power or its allies hold (the
+    UMP itself, allied or not, loses nothing by holding its own), all of them, but the one the
+    power cedes now."""
+    holders = ({power} | state.allies_of(power)) - {ump}
+    return sum(modifier for territory, modifier in powers.objectives(ump)["crucial"].items()
+               if state.control.get(territory) in holders and territory != ceded)
+
+
 def modifiers_of(state: EiaState, bid: dict, bids: list[dict], tables: Mapping[str, Mapping]) -> dict[str, int]:
     """14.3.1.1.8, by name; before the game only the table and political points (14.3.1)."""
     power, ump = bid["power"], bid["ump"]
@@ -209,6 +254,8 @@ def modifiers_of(state: EiaState, bid: dict, bids: list[dict], tables: Mapping[s
         found |= {"allied": 2 * state.allied(power, ump), "at war": -2 * state.at_war(power, ump),
                   "surrendered to it": -2 * ([ump, power] in state.surrendered),
                   "subsidy": bid["subsidy"] // SUBSIDY_STEP,
+                  "cession": powers.objectives(ump)["cession"].get(bid["cede"], 0) if bid["cede"] else 0,
+                  "crucial territories": -_crucial(state, power, ump, bid["cede"]),
                   "status of the power": powers.status_modifier(state.powers[power].pp),
                   "status of the UMP": powers.status_modifier(state.powers[ump].pp)}
     return {name: value for name, value in found.items() if value}

@@ -95,12 +95,43 @@ def render_victory(data: dict):
     return Group(*lines)
 
 
+def area_data(state: EiaState, name: str = "") -> dict:
+    from pbem.errors import UsageError
+
+    from . import geography
+
+    if not name:
+        raise UsageError("name an area: pbem show area Vienna", field="area")
+    area = geography.area_named(name)
+    facts = geography.areas()[area]
+    territory = facts["territory"]
+    return {"area": area, **facts, "home": geography.territories()[territory].get("home"),
+            "held_by": state.control.get(territory), "forces": state.forces.get(area, {}),
+            "borders": [{"to": other, "crossing": kind} for other, kind in geography.neighbours(area)]}
+
+
+def render_area(data: dict):
+    from rich.console import Group
+
+    from pbem.report import literal
+
+    marks = "".join(f", {word}" for word in ("city", "depot") if data.get(word))
+    forces = ", ".join(f"{power} {strength}" for power, strength in data["forces"].items()) or "none"
+    borders = ", ".join(b["to"] + (f" ({b['crossing']})" if b["crossing"] else "") for b in data["borders"])
+    return Group(literal(f"{data['name']} ({data['area']}): {data['terrain']}{marks}"),
+                 literal(f"territory {data['territory']}" + (f", home of {data['home']}" if data["home"] else "")
+                         + f"; held by {data['held_by'] or 'nobody (a free minor)'}"),
+                 literal(f"forces: {forces}"), literal(f"borders: {borders}"))
+
+
 def all_views(state: EiaState, commands: dict[str, list[str]]) -> Mapping[str, View]:
     return {
         "powers": View("each major power: player's or UMP (active, inactive, neutral), controller, PP, money",
                        lambda: powers_data(state), render_powers),
         "diplomacy": View("the last UMP Control Step: every overture's dice and modifiers, and the voided ones",
                           lambda: diplomacy_data(state), render_diplomacy),
+        "area": View("one area of the sample map: terrain, territory, who holds it, forces, borders",
+                     lambda name="": area_data(state, name), render_area),
         "victory": View("who may announce victory now, with a power or an UMP it controls (14.3.9)",
                         lambda: victory_data(state, commands), render_victory),
     }

@@ -1,0 +1,50 @@
+"""The map's facts (data/map.toml, a sample map of our own): areas, the territories (provinces and
+minor countries) they make up, and the borders between them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+
+from pbem import datafile
+from pbem.errors import UsageError
+
+
+@cache
+def _data() -> dict:
+    return datafile.load(__package__, "map.toml")
+
+
+def areas() -> Mapping[str, dict]:
+    return _data()["areas"]
+
+
+def territories() -> Mapping[str, dict]:
+    return _data()["territories"]
+
+
+def home_areas(power: str) -> list[str]:
+    """The areas of the power's home nation."""
+    return [area for area, facts in areas().items() if territories()[facts["territory"]].get("home") == power]
+
+
+def areas_of(territory: str) -> list[str]:
+    return [area for area, facts in areas().items() if facts["territory"] == territory]
+
+
+def neighbours(area: str) -> list[tuple[str, str]]:
+    """(area, crossing) across each border of `area`."""
+    found = [(b, kind) for a, b, kind in _data()["borders"] if a == area]
+    return found + [(a, kind) for a, b, kind in _data()["borders"] if b == area]
+
+
+def area_named(text: str) -> str:
+    """An area by its id or name, in any case; UsageError naming the nearest otherwise."""
+    wanted = text.strip().lower().replace(" ", "_")
+    for area, facts in areas().items():
+        if wanted in (area, facts["name"].lower().replace(" ", "_")):
+            return area
+    import difflib
+
+    near = difflib.get_close_matches(wanted, list(areas()), n=1)
+    raise UsageError(f"no area {text!r}" + (f"; did you mean {near[0]}?" if near else ""), field="area")
