@@ -77,6 +77,8 @@ def check(state, expect: dict) -> None:
         assert state.turn == expect["turn"]
     for ump in expect.get("uncontrolled", []):  # neutral: nobody controls it (14.3.6)
         assert state.powers[ump].controller is None, ump
+    for area, held in expect.get("forces", {}).items():
+        assert state.forces.get(area, {}) == held, area
     for territory, power in expect.get("control", {}).items():
         assert state.control.get(territory) == power, territory
     if "must_accept_peace" in expect:
@@ -103,7 +105,7 @@ def test_every_rule_of_the_step_has_a_case():
     cited = {case["rule"] for case in CASES + VICTORY}
     assert {"14.3.1", "14.3.1.1.1", "14.3.1.1.2", "14.3.1.1.3", "14.3.1.1.4", "14.3.1.1.5", "14.3.1.1.6",
             "14.3.1.1.7", "14.3.1.1.8", "14.3.2", "14.3.2.1", "14.3.6", "14.3.6.1a", "14.3.6.1b", "14.3.6.2",
-            "14.3.7", "14.3.8", "14.3.9", "E1", "E2", "E4", "E5"} <= cited, cited
+            "14.3.7", "14.3.8", "14.3.9", "E1", "E2", "E4", "E5", "E11"} <= cited, cited
 
 
 def test_a_resigned_players_power_becomes_an_ump():
@@ -119,3 +121,27 @@ def test_a_resigned_players_power_becomes_an_ump():
     assert RULESET.dump(RULESET.load(dumped, state.setup)) == dumped
     RULESET.resign(state, "carol")
     assert RULESET.pending(state) == Over("alice wins: every other player resigned")
+
+
+def test_a_resignation_before_the_dice_withdraws_his_overtures():
+    """E9: alice resigns while the roll point is open: France's overture is not rolled, and an UMP
+    France controlled is let go."""
+    state = start({"position": {"turn": 1, "powers": {"prussia": {"controller": "france", "status": "inactive"}}}})
+    sealed = {"alice": [{"kind": "overture", "ump": "austria"}], "bob": [{"kind": "overture", "ump": "austria"}],
+              "carol": []}
+    RULESET.apply_together(state, sealed)
+    RULESET.resign(state, "alice")
+    assert [o["power"] for o in state.overtures] == ["britain"]
+    assert (state.powers["prussia"].controller, state.powers["prussia"].status) == (None, "uncontrolled")
+    dice = FixedDice([1, 1])
+    RULESET.resolve(state, dice, None)
+    assert state.powers["austria"].controller == "britain" and not dice.values
+
+
+def test_a_charter_table_with_a_hole_is_refused():
+    from pbem.errors import UsageError
+
+    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in PLAYERS.items())
+    with pytest.raises(UsageError, match="austria bidding for britain") as refused:
+        RULESET.check_setup(Setup("demo", roster, tables={"natural_alliance": {"france": {"spain": 3}}}))
+    assert refused.value.rule == "14.3.1.2"

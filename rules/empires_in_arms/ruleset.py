@@ -34,6 +34,7 @@ class EmpiresInArms(Ruleset[EiaState]):
                 seen[side] = seat.id
         if len([p for p in setup.players if self.commands(setup, p)]) < 2:
             raise UsageError("Empires in Arms needs two players or more commanding powers", field="players")
+        _check_table(setup.tables.get("natural_alliance"))
 
     def commands(self, setup: Setup, player: str) -> list[str]:
         """The powers a player commands, in data order."""
@@ -96,11 +97,17 @@ class EmpiresInArms(Ruleset[EiaState]):
         return state
 
     def resign(self, state: EiaState, player: str) -> EiaState:
-        """E9: his powers become UMPs, for the players left to bid for; he seals no more."""
+        """E9: his powers become UMPs, for the players left to bid for; he seals no more, his
+        overtures waiting for dice are withdrawn, and the UMPs his powers controlled are let go."""
         if player in state.resigned or player not in state.setup.players:
             return state
         state.resigned.append(player)
-        for power in self.commands(state.setup, player):
+        mine = self.commands(state.setup, player)
+        state.overtures = [o for o in state.overtures if o["power"] not in mine]
+        for facts in state.powers.values():
+            if facts.controller in mine:
+                facts.status, facts.controller = UNCONTROLLED, None
+        for power in mine:
             state.powers[power].status = UNCONTROLLED
         return state
 
@@ -113,7 +120,7 @@ class EmpiresInArms(Ruleset[EiaState]):
     def dump(self, state: EiaState) -> dict:
         return {
             "turn": state.turn, "step": state.step, "bourbon": state.bourbon,
-            "powers": {name: asdict(p) for name, p in state.powers.items()},
+            "powers": {name: asdict(p) for name, p in state.powers.items()},  # with `history`, not the property
             "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered,
             "must_accept_peace": state.must_accept_peace, "control": dict(sorted(state.control.items())),
             "forces": state.forces,
@@ -124,7 +131,8 @@ class EmpiresInArms(Ruleset[EiaState]):
     def load(self, data: dict, setup: Setup) -> EiaState:
         return EiaState(
             setup=setup, turn=data["turn"], step=data["step"], bourbon=data["bourbon"],
-            powers={name: Power(**facts) for name, facts in data["powers"].items()},
+            powers={name: Power(**{**facts, "history": list(facts["history"]), "off_map": dict(facts["off_map"])})
+                    for name, facts in data["powers"].items()},
             wars=[list(p) for p in data["wars"]], alliances=[list(p) for p in data["alliances"]],
             surrendered=[list(p) for p in data["surrendered"]], must_accept_peace=list(data["must_accept_peace"]),
             overtures=[dict(o) for o in data["overtures"]],
@@ -134,7 +142,8 @@ class EmpiresInArms(Ruleset[EiaState]):
         )
 
     def copy(self, state: EiaState, setup: Setup) -> EiaState:
-        return replace(state, powers={name: replace(p) for name, p in state.powers.items()},
+        return replace(state, powers={name: replace(p, history=list(p.history), off_map=dict(p.off_map))
+                                      for name, p in state.powers.items()},
                        wars=[list(p) for p in state.wars], alliances=[list(p) for p in state.alliances],
                        surrendered=[list(p) for p in state.surrendered],
                        must_accept_peace=list(state.must_accept_peace),
@@ -146,3 +155,16 @@ class EmpiresInArms(Ruleset[EiaState]):
         players = [p for p in state.setup.players if p not in state.resigned]
         return views.all_views(state, {p: self.commands(state.setup, p) for p in players})
 
+
+
+def _check_table(table) -> None:
+    """14.3.1.2: a charter's Natural Alliance Table gives a whole number for every bidding power
+    and every other power, rows the bidders (E1)."""
+    if table is None:
+        return
+    for power in powers.order():
+        row = table.get(power) if isinstance(table, dict) else None
+        for ump in powers.order():
+            if ump != power and not (isinstance(row, dict) and type(row.get(ump)) is int):
+                raise UsageError(f"tables.natural_alliance needs a whole number for {power} bidding for {ump}",
+                                 rule="14.3.1.2", field="tables.natural_alliance")

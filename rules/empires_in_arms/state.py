@@ -20,8 +20,13 @@ class Power:
     manpower: int = 0
     vp: int = 0  # victory points so far (8.1.3.2)
     neutral_phases: int = 0  # Economic Phases spent neutral since it last was (14.3.6.1b)
+    off_map: dict[str, int] = field(default_factory=dict)  # a neutral UMP's forces, by area they left (14.3.6)
     controller: str | None = None  # the major power controlling this UMP (14.3.2)
-    last_controller: str | None = None  # the last major power to control it (14.3.2 ties)
+    history: list[str] = field(default_factory=list)  # every power that gained it, in order (14.3.2 ties)
+
+    @property
+    def last_controller(self) -> str | None:
+        return self.history[-1] if self.history else None
 
 
 @dataclass

@@ -23,6 +23,7 @@ from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, EiaState
 RULE = "14.3.1.1.1"
 MOST_PP = 2  # 14.3.1.1.3: political points a power may use on one UMP
 SUBSIDY_STEP = 20  # 14.3.1.1.6: +1 for every $20
+MOST_CRUCIAL = 3  # 14.3.1.1.8: crucial territories "-0-3", however many (E11)
 NEUTRAL_PP = 2  # 14.3.6.2: a neutral UMP's status adjustment, as the highest economic manipulation
 
 
@@ -63,8 +64,9 @@ def _overture(state: EiaState, commands: Sequence[str], order: Mapping, made: li
 
 def _check_occupation(state: EiaState, power: str, ump: str) -> None:
     """14.3.1.1.1: no overture to an UMP at war with the power while the power's forces stand in
-    the UMP's home nation."""
-    held = [area for area in geography.home_areas(ump) if state.forces.get(area, {}).get(power)]
+    the part of the UMP's home nation the UMP controls."""
+    held = [area for area in geography.home_areas(ump) if state.forces.get(area, {}).get(power, 0) > 0
+            and state.control.get(geography.areas()[area]["territory"]) == ump]
     if held and state.at_war(power, ump):
         raise IllegalOrder(f"{power} is at war with {ump} and occupies {', '.join(held)} of its home nation: no "
                            "overture", rule=RULE, field="ump")
@@ -85,8 +87,10 @@ def _check_cession(state: EiaState, power: str, ump: str, cede: str, made: list[
         raise IllegalOrder(f"{cede!r} is no province or minor {power} holds", rule=rule, field="cede")
     if any(o["cede"] == cede for o in made):
         raise IllegalOrder(f"{cede} is offered once", rule=rule, field="cede")
-    enemies = sorted({other for area in geography.areas_of(cede) for other in state.forces.get(area, {})
-                      if other != ump and state.at_war(power, other)})
+    present = [(other, strength) for area in geography.areas_of(cede) for other, strength in
+               state.forces.get(area, {}).items()]
+    enemies = sorted({other for other, strength in present if strength > 0 and other != ump
+                      and state.at_war(power, other)})
     if enemies:
         raise IllegalOrder(f"{cede} holds forces of {', '.join(enemies)}, at war with {power}", rule=rule,
                            field="cede")
@@ -96,15 +100,20 @@ def _power(commands: Sequence[str], order: Mapping) -> str:
     named = order.get("power")
     if named is None and len(commands) == 1:
         return commands[0]
-    if named not in commands:
+    if named is None:
         raise IllegalOrder(f"name your power making the overture: power={' or power='.join(commands)}", rule=RULE,
+                           field="power")
+    if named not in commands:
+        raise IllegalOrder(f"{named!r} is not a power you command (yours: {', '.join(commands)})", rule=RULE,
                            field="power")
     return str(named)
 
 
 def _check_pp(state: EiaState, power: str, pp: int, against: int, made: list[dict]) -> None:
     """14.3.1.1.3: at most two political points on one UMP, never more than the power has (E4)."""
-    if pp < 0 or against < 0 or pp + against > MOST_PP:
+    if pp < 0 or against < 0:
+        raise IllegalOrder("political points are 0 or more", rule="14.3.1.1.3", field="pp")
+    if pp + against > MOST_PP:
         raise IllegalOrder(f"up to {MOST_PP} political points an UMP, pp and pp_against together", rule="14.3.1.1.3",
                            field="pp")
     spent = sum(o["pp"] + o["pp_against"] for o in made if o["power"] == power) + pp + against
@@ -152,7 +161,7 @@ def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None], command
         if given is None:
             state.voided.append({"player": player, "order": 0, "rule": "PROTOCOL §5",
                                  "why": "the unsealed text could not be read"})
-        state.overtures += made
+        state.overtures += sorted(made, key=lambda o: powers.order().index(o["power"]))  # E2: powers in data order
     state.step = "ump_roll"
 
 
@@ -164,6 +173,7 @@ def resolve(state: EiaState, dice, tables: Mapping[str, Mapping]) -> None:
         spent = overture["pp"] + overture["pp_against"]
         state.powers[overture["power"]].pp -= spent
         state.powers[overture["ump"]].pp += spent
+    state.must_accept_peace = []  # E7: the last step's were for the peace step since passed
     record: dict = {"turn": state.turn, "umps": {}}
     for ump in umps(state):
         bids = [o for o in state.overtures if o["ump"] == ump]
@@ -173,11 +183,18 @@ def resolve(state: EiaState, dice, tables: Mapping[str, Mapping]) -> None:
 
 
 def _neutral(state: EiaState, ump: str) -> dict:
-    """14.3.6: no overture, no controller. 14.3.6.1a: at war, it surrenders to all its enemies and
-    accepts any terms at the next peace step. In an Economic Phase (not before the game) the
-    phase counts for 14.3.6.1b, and its status adjustment adds 2 PP (14.3.6.2)."""
+    """14.3.6: no overture, no controller; its forces leave the map, recorded by the area they
+    left (they come back with the set-up rules, 14.3.3.5: RULINGS E6). 14.3.6.1a: at war, it
+    surrenders to all its enemies and accepts any terms at the next peace step. In an Economic
+    Phase (not before the game) the phase counts for 14.3.6.1b, and its status adjustment adds 2
+    PP (14.3.6.2)."""
     facts = state.powers[ump]
     facts.status, facts.controller = NEUTRAL, None
+    for area, held in list(state.forces.items()):  # 14.3.6: off the map, their strengths recorded
+        if ump in held:
+            facts.off_map[area] = facts.off_map.get(area, 0) + held.pop(ump)
+        if not held:
+            del state.forces[area]
     if any(ump in pair for pair in state.wars) and ump not in state.must_accept_peace:
         state.must_accept_peace.append(ump)
     if state.turn > 0:
@@ -209,7 +226,8 @@ def _roll_for(state: EiaState, ump: str, bids: list[dict], dice, tables: Mapping
     status = ACTIVE if best >= powers.active_at(ump) else INACTIVE
     facts = state.powers[ump]
     back = _back_from_neutral(ump, facts) if facts.status == NEUTRAL else {}
-    facts.status, facts.controller, facts.last_controller = status, winner, winner
+    facts.status, facts.controller = status, winner
+    facts.history.append(winner)
     won = next(b for b in bids if b["power"] == winner)
     state.powers[winner].money -= won["subsidy"]  # 14.3.1.1.6: only the winner pays
     facts.money += won["subsidy"]
@@ -220,12 +238,13 @@ def _roll_for(state: EiaState, ump: str, bids: list[dict], dice, tables: Mapping
 
 
 def _settle(state: EiaState, ump: str, tied: list[str], dice) -> tuple[str, list]:
-    """14.3.2: a tie goes to the power that controlled the UMP most recently, else to a roll-off,
-    rolled again among those still level."""
+    """14.3.2: a tie goes to the one of them that controlled the UMP most recently, else to a
+    roll-off, rolled again among those still level."""
     if len(tied) == 1:
         return tied[0], []
-    if state.powers[ump].last_controller in tied:
-        return str(state.powers[ump].last_controller), []
+    recent = [power for power in reversed(state.powers[ump].history) if power in tied]
+    if recent:
+        return recent[0], []
     rounds = []
     while len(tied) > 1:
         faces = {power: dice.roll(6, f"roll-off for {ump}: {power}", "14.3.2") for power in tied}
@@ -240,8 +259,9 @@ def _crucial(state: EiaState, power: str, ump: str, ceded: str) -> int:
     UMP itself, allied or not, loses nothing by holding its own), all of them, but the one the
     power cedes now."""
     holders = ({power} | state.allies_of(power)) - {ump}
-    return sum(modifier for territory, modifier in powers.objectives(ump)["crucial"].items()
-               if state.control.get(territory) in holders and territory != ceded)
+    total = sum(modifier for territory, modifier in powers.objectives(ump)["crucial"].items()
+                if state.control.get(territory) in holders and territory != ceded)
+    return min(total, MOST_CRUCIAL)
 
 
 def modifiers_of(state: EiaState, bid: dict, bids: list[dict], tables: Mapping[str, Mapping]) -> dict[str, int]:

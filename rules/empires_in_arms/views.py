@@ -64,6 +64,12 @@ def render_diplomacy(data: dict):
             mods = ", ".join(f"{name} {value:+d}" for name, value in roll["modifiers"].items()) or "no modifier"
             lines.append(literal(f"  {roll['power']}: dice {roll['dice'][0]}+{roll['dice'][1]}, {mods}: "
                                  f"{roll['total']}"))
+        for faces in result.get("rolloff", []):
+            lines.append(literal("  roll-off: " + ", ".join(f"{power} {die}" for power, die in faces.items())))
+        back = result.get("back_from_neutral")
+        if back:
+            lines.append(literal(f"  back from {back['neutral_phases']} neutral phase(s): ${back['money']}, "
+                                 f"{back['manpower']} manpower"))
     for voided in data["voided"]:
         lines.append(literal(f"voided: {voided['player']}'s order {voided['order']} ({voided['rule']}: "
                              f"{voided['why']})"))
