@@ -99,10 +99,11 @@ def play(state: PogState, side: str, name: str, place: list | None = None) -> li
     return events
 
 
-def operations_step(state: PogState, side: str, name: str) -> dict:
-    """R106: what an event played with operations opens: the other side's hand shown first (Mata
-    Hari, Cloak and Dagger), or at once the activation paid with the card's OPS; R113: the attacks
-    of the units the event activates for combat (Guns of August); {} for others."""
+def step_after(state: PogState, side: str, name: str) -> dict:
+    """The step an event opens after its effect, or {} for none: the attacks of the units it
+    activates for combat (R113, Guns of August); a roll (R115, The Sixtus Affair); the other
+    side's choice (R114, War in Africa); the card's operations, the other side's hand shown first
+    for Mata Hari and Cloak and Dagger (R106)."""
     card = cards.card_id(name) or name
     entry = catalogue().get(card, {})
     if entry.get("attack_with"):

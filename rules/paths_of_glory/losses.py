@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 from pbem.errors import IllegalOrder
 
+from .roles import BRITISH_ALLIED_CORPS
 from .state import PogState
 
 BEF_ARMY, BEF_CORPS = "br_bef_army", "br_bef_corps"
-NEVER_REPLACING = frozenset({"br_aus_corps", "br_cnd_corps", "br_pt_corps", "br_ana_corps"})  # base 12.4.4.3
+NEVER_REPLACING = BRITISH_ALLIED_CORPS  # base 12.4.4.3
 # base 12.4.5: who takes an attacking side's first loss, group by group (a choice within a group)
 FIRST_LOSS = (("br_bef_army",), ("br_bef_corps",), ("br_mef_army", "ru_cau_army"), ("br_aus_corps", "br_cnd_corps"))
 

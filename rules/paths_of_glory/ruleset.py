@@ -32,6 +32,15 @@ from .state import PogState, enemy, next_step
 # the action kinds waiting for a roll point
 DICE_STEPS = ("economic", "offensive_roll", "policy", "peace_roll", "entrench_roll", "draw_roll", "reshuffle",
               "extra_roll", "last_roll", "initiative_roll", "event_roll")
+# the orders of each step within an action (8.1.4 and the steps the seed and events add)
+STEP_ORDERS = {
+    "offensives": ("offensives",), "select_cards": ("select_cards",), "peace_offer": ("answer_peace",),
+    "movement": ("move", "build_fort", "entrench", "reorganize", "attack", "pass"),
+    "sr": ("redeploy", "activate", "pass"),
+    "draw_step": ("draw", "recycle", "pass"), "keep": ("keep",), "initiative": ("initiative", "pass"),
+    "last_extra": ("extra", "pass"), "mandated_economic": ("economic",), "show_hand": ("show_hand",),
+    "enemy_choice": ("answer_event",), "ops_event": ("activate", "pass"),  # R106: operations may be declined
+}
 MAP_VARIANTS = ("vesting_holland", "italy_19_1", "italy_19_1_2", "italy_19_1_3")  # options that shape the map
 
 
@@ -434,8 +443,8 @@ class PathsOfGlory(Ruleset[PogState]):
             from . import events
 
             events.play(state, state.active, str(order.get("card", "")), order.get("place"))
-            step = events.operations_step(state, state.active, str(order.get("card", "")))
-            if step:  # R106: the card's operations follow its event
+            step = events.step_after(state, state.active, str(order.get("card", "")))
+            if step:  # what the event opens after its effect (operations, a roll, a choice, attacks)
                 state.action.update(step)
             else:
                 self._after_activity(state)
@@ -767,34 +776,10 @@ class PathsOfGlory(Ruleset[PogState]):
         if combat:
             return {"cards": ("play_cards",), "losses": ("losses",), "retreat": ("retreat", "stand"),
                     "advance": ("advance", "pass")}.get(combat["step"], ())
-        if state.action.get("kind") == "offensives":
-            return ("offensives",)
-        if state.action.get("kind") == "select_cards":
-            return ("select_cards",)
-        if state.action.get("kind") == "peace_offer":
-            return ("answer_peace",)
         if state.action.get("attacked_spaces") or "event_attackers" in state.action:
             return ("attack", "pass")  # base 9.2.9: movement is over once combat begins; R113: nothing moves
-        if state.action.get("kind") == "movement":
-            return ("move", "build_fort", "entrench", "reorganize", "attack", "pass")
-        if state.action.get("kind") == "sr":
-            return ("redeploy", "activate", "pass")
-        if state.action.get("kind") == "draw_step":
-            return ("draw", "recycle", "pass")
-        if state.action.get("kind") == "keep":
-            return ("keep",)
-        if state.action.get("kind") == "initiative":
-            return ("initiative", "pass")
-        if state.action.get("kind") == "last_extra":
-            return ("extra", "pass")
-        if state.action.get("kind") == "mandated_economic":
-            return ("economic",)
-        if state.action.get("kind") == "show_hand":
-            return ("show_hand",)
-        if state.action.get("kind") == "enemy_choice":
-            return ("answer_event",)
-        if state.action.get("kind") == "ops_event":
-            return ("activate", "pass")  # R106: the operations may be declined
+        if state.action.get("kind") in STEP_ORDERS:
+            return STEP_ORDERS[state.action["kind"]]
         dealt = hands.dealt(state)
         buy = ("draw",) if dealt and not state.action.get("bought") else ()  # 8.1.3
         extra = ("extra",) if dealt else ()  # 8.2.2

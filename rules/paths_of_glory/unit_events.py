@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder
 
 from .movement import STACKING_LIMIT, space_named
+from .roles import BRITISH_ALLIED_CORPS
 from .state import PogState, UnitState, enemy
 
 RULE = "R112"
@@ -104,14 +105,11 @@ def answer_choice(state: PogState, step: Mapping, remove: str | None) -> list[di
     return events + (update_siege(state, space) if space in state.map.index else [])
 
 
-DOMINION_CORPS = frozenset({"br_ana_corps", "br_aus_corps", "br_cnd_corps", "br_pt_corps"})  # R114: not "BR"
-
-
 def corps_to_remove(state: PogState, side: str, nation: str) -> list[str]:
     """The corps of `nation` still in the game: on the map or in a box, not removed for good."""
     return sorted(u for u in state.units
                   if state.faction(u) == side and state.nation(u) == nation and u not in state.removed
-                  and state.unit_facts[u].type == "corps" and u not in DOMINION_CORPS)
+                  and state.unit_facts[u].type == "corps" and u not in BRITISH_ALLIED_CORPS)
 
 
 def _place_with_army(state: PogState, side: str, spec: Mapping, place: list) -> list[dict]:
