@@ -63,3 +63,50 @@ def test_a_control_step_before_the_game(table):
     assert victory == {"claims": [], "must_accept_peace": []}  # Austria, at war with France, had overtures
     code, out, err = table["alice"].cli("verify")
     assert code == 0, err
+
+
+def sign(table, name: str, text: str) -> None:
+    """`pbem move TEXT` by `name`, mailed to the others; a roll point it opens is answered by
+    every other player's reveal."""
+    code, _, err = table[name].cli("move", *([text] if text else []))
+    assert code == 0, err
+    for result in mail(table, name, outbox_file(table, name, "move")):
+        assert result[0] == 0, result
+    if json.loads(table[name].cli("status", "--json")[1])["step"]["kind"] == "reveal":
+        for other in table.others(name):
+            code, _, err = table[other].cli("apply", "--reveal")
+            assert code == 0, err
+            for result in mail(table, other, outbox_file(table, other, "reveal")):
+                assert result[0] == 0, result
+
+
+def test_a_land_phase_with_reactions_and_an_overrun(table):
+    """Britain alone courts Austria before the game; in turn 1 France moves fr_1 into Munich:
+    Austria's cavalry there withdraws at will (no die), Charles tries to intercept from Vienna
+    (his die at bob's roll point decides); a refused order signs nothing; `pbem show land` tells
+    it all, and `pbem verify` passes."""
+    for name, orders in (("alice", ()), ("bob", ("overture ump=austria",)), ("carol", ())):
+        seal(table, name, *orders)
+    for name in NAMES:
+        assert table[name].cli("apply", "--unseal")[0] == 0
+        for result in mail(table, name, outbox_file(table, name, "unseal")):
+            assert result[0] == 0, result
+    sign(table, "alice", "")
+    assert json.loads(table["bob"].cli("show", "powers", "--json")[1])["powers"]["austria"]["controller"] == "britain"
+    for _ in range(2):  # Austria's land phase, then Britain's: both bob's
+        sign(table, "bob", "end_land_phase")
+    code, _, err = table["alice"].cli("move", "move units=fr_1 path=munich,vienna,prague")
+    assert code == 1 and "rule 7.3" in err and "costs 5" in err and err.count("\n") == 1, err
+    sign(table, "alice", "move units=fr_1,napoleon path=munich")
+    sign(table, "bob", "react corps=au_cav to=vienna")
+    sign(table, "bob", "react corps=au_1 to=munich leader=charles")
+    land = json.loads(table["carol"].cli("show", "land", "--json")[1])
+    cavalry, interception = land["log"]
+    assert (cavalry["event"], cavalry["success"], "die" in cavalry) == ("cavalry withdrawal", True, False)
+    assert interception["needed"] == 3 and interception["success"] == (interception["die"] <= 3)
+    assert land["units"]["au_cav"]["area"] == "vienna"
+    assert land["units"]["au_1"]["area"] == ("munich" if interception["success"] else "vienna")
+    code, out, err = table["carol"].cli("show", "land")
+    assert code == 0 and "cavalry withdrawal by au_cav" in out and "needs 3 or less" in out, err
+    code, _, err = table["alice"].cli("verify")
+    assert code == 0, err

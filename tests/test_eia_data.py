@@ -3,7 +3,8 @@ the powers' tables name real powers and territories; the demo scenario sets ever
 
 from __future__ import annotations
 
-from pbem.rules.empires_in_arms import geography, powers
+import pytest
+from pbem.rules.empires_in_arms import geography, powers, units
 
 from pbem import ruleset as rulesets
 
@@ -37,7 +38,10 @@ def test_the_tables_name_powers_and_territories():
     scenario = RULESET.data("scenarios.toml")["demo"]
     assert set(scenario["powers"]) == set(powers.order())
     assert set(scenario["control"]) <= set(geography.territories())
-    assert set(scenario["forces"]) <= set(geography.areas())
+    assert {corps["area"] for corps in scenario["corps"].values()} <= set(geography.areas())
+    assert {corps["kind"] for corps in scenario["corps"].values()} <= set(units.kinds())
+    assert set(scenario["leaders"]) <= set(units.leaders())
+    assert set(scenario["leaders"].values()) <= set(geography.areas())
 
 
 def test_the_bourbon_table_is_the_seeds_by_bidder_and_ump():
@@ -47,3 +51,33 @@ def test_the_bourbon_table_is_the_seeds_by_bidder_and_ump():
             ("spain", "france", 1), ("france", "spain", 0), ("turkey", "austria", -3), ("austria", "turkey", -2)]
     for power, ump, value in rows:
         assert powers.natural_alliance({}, True, power, ump) == value, (power, ump)
+
+
+def test_cavalry_costs_and_the_imperial_cavalry():
+    """12.3.3.3: $6 a cavalry factor raised in Syria or Egypt, $15 elsewhere; 12.3.3.4: the
+    Turkish Imperial Cavalry holds up to 16 cavalry factors (the 1805 scenario's has 16)."""
+    assert (units.cavalry_cost("egypt"), units.cavalry_cost("syria"), units.cavalry_cost("bavaria")) == (6, 6, 15)
+    assert units.check_factors("tu_1", "imperial_cavalry", {"cavalry": 16}) is None
+    assert units.check_factors("tu_1", "imperial_cavalry", {"cavalry": 17}).startswith("12.3.3.4")
+    assert RULESET.data("scenarios.toml")["campaign_1805"]["corps"]["tu_1"]["factors"] == {"cavalry": 16}
+
+
+def test_militia_morale_with_a_landwehr():
+    """12.11.3: 2.5 (25 tenths) for militia in a regular corps once the landwehr is active; not in
+    garrisons or the Insurrection corps."""
+    assert units.militia_morale("infantry", landwehr=True) == 25
+    assert units.militia_morale("infantry", landwehr=False) == units.militia_morale("city_garrison", landwehr=True)
+    assert units.militia_morale("insurrection", landwehr=True) == units.militia_morale("infantry", landwehr=False)
+
+
+def test_a_scenario_with_too_much_imperial_cavalry_is_refused(monkeypatch):
+    import re
+
+    from pbem.errors import UsageError
+    from pbem.ruleset import Seat, Setup
+
+    scenario = RULESET.data("scenarios.toml")["campaign_1805"]
+    monkeypatch.setitem(scenario["corps"], "tu_1", {**scenario["corps"]["tu_1"], "factors": {"cavalry": 17}})
+    roster = (Seat("alice", ("france",), "player"), Seat("bob", ("britain",), "player"))
+    with pytest.raises(UsageError, match=re.escape("12.3.3.4: tu_1 may hold up to 16 cavalry factors, not 17")):
+        RULESET.new_state(Setup("campaign_1805", roster))

@@ -3,7 +3,8 @@ tests/cases/empires_in_arms/ump_control.toml, each played through the ruleset wi
 
 A case names the players and their powers (`players`, default alice: france, bob: britain, carol:
 russia), changes to the demo scenario (`position`: turn, bourbon, powers {power: {pp, money,
-last_controller}}, wars, alliances, surrendered), each player's sealed orders (`sealed`) and the
+last_controller}}, wars, alliances, surrendered, control, forces {area: {power: strength}}: one
+infantry corps for each, replacing that power's corps there), each player's sealed orders (`sealed`) and the
 dice of the roll point. `refused` checks `pbem seal`'s refusal of one player's orders instead."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from pbem.rules.empires_in_arms.state import Corps
 
 from pbem import ruleset as rulesets
 from pbem.dice import FixedDice
@@ -38,7 +40,10 @@ def start(case: dict):
             setattr(state, key, sorted(sorted(pair) for pair in position[key]))
     state.surrendered = position.get("surrendered", state.surrendered)
     state.control.update(position.get("control", {}))
-    state.forces.update(position.get("forces", {}))
+    for area, held in position.get("forces", {}).items():  # one infantry corps a power, replacing those there
+        state.corps = {name: unit for name, unit in state.corps.items() if unit.area != area or unit.power not in held}
+        for power, strength in held.items():
+            state.corps[f"{power}_in_{area}"] = Corps(power, "infantry", area, {"infantry": strength})
     return state
 
 
@@ -78,11 +83,12 @@ def check(state, expect: dict) -> None:
     for ump in expect.get("uncontrolled", []):  # neutral: nobody controls it (14.3.6)
         assert state.powers[ump].controller is None, ump
     for area, held in expect.get("forces", {}).items():
-        assert state.forces.get(area, {}) == held, area
+        assert state.forces_in(area) == held, area
     for territory, power in expect.get("control", {}).items():
         assert state.control.get(territory) == power, territory
-    if "must_accept_peace" in expect:
-        assert state.must_accept_peace == expect["must_accept_peace"]
+    for key in ("must_accept_peace", "wars", "surrendered"):
+        if key in expect:
+            assert getattr(state, key) == expect[key], key
 
 
 VICTORY = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "victory.toml").read_text())["case"]

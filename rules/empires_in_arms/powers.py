@@ -54,3 +54,22 @@ def victory_level(power: str, parenthesised: bool) -> int:
 def objectives(ump: str) -> Mapping[str, Mapping[str, int]]:
     """The UMP's National Objective Chart as overtures read it: `crucial` and `cession` (14.3.1.1.4-5)."""
     return _data()["objectives"][ump]
+
+
+def capital(power: str) -> str:
+    return str(_data()["capital"][power])
+
+
+def zone(pp: int) -> str:
+    """10.5.2: the Political Status Display's zone for a power with `pp` political points (E20)."""
+    found = ""
+    for band in _data()["status_zone"]:
+        if pp >= band["from"]:
+            found = band["zone"]
+    return found
+
+
+def economic_loss(zone_name: str, die: int) -> int | None:
+    """10.5.2: the money lost in that zone on that modified die; None where the zone rolls none."""
+    table = _data()["economic_loss"].get(zone_name)
+    return None if table is None else int(table.get(str(die), 0))

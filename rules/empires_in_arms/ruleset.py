@@ -1,6 +1,7 @@
-"""The Empires in Arms ruleset: the powers of the charter, the sealed UMP Control Step and its roll
-point, the state's dump, and the views. A power in no player's charter `sides` is an uncontrolled
-major power (UMP, 14.3)."""
+"""The Empires in Arms ruleset: the powers of the charter, the turn's steps (sequence.py): the land
+phases with their reactions and overruns, the sealed UMP Control Step and its roll point; the
+state's dump, and the views. A power in no player's charter `sides` is an uncontrolled major power
+(UMP, 14.3)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from ..common.plain import plain_copy
-from . import geography, powers, ump_control, views
-from .state import PLAYER, UNCONTROLLED, EiaState, Power
+from . import command, economy, geography, land, overrun, powers, reactions, schedule, sequence, ump_control, views
+from . import units as units_facts
+from .state import PLAYER, UNCONTROLLED, Corps, EiaState, Leader, Power
 
 
 class EmpiresInArms(Ruleset[EiaState]):
@@ -44,19 +46,35 @@ class EmpiresInArms(Ruleset[EiaState]):
     def new_state(self, setup: Setup) -> EiaState:
         self.check_setup(setup)
         scenario = self.data("scenarios.toml")[setup.scenario]
+        patches = [self.data("patches.toml")[name] for name in scenario.get("patches", [])]
         commanded = {power for player in setup.players for power in self.commands(setup, player)}
         state = EiaState(setup=setup, wars=sorted(sorted(p) for p in scenario.get("wars", [])),
+                         start=schedule.when(scenario["start"]),
                          alliances=sorted(sorted(p) for p in scenario.get("alliances", [])),
                          surrendered=[list(p) for p in scenario.get("surrendered", [])],
                          bourbon=bool(scenario.get("bourbon", False)),
                          control={**{t: f["home"] for t, f in geography.territories().items() if "home" in f},
                                   **scenario.get("control", {})},
-                         forces={area: dict(sorted(held.items()))
-                                 for area, held in sorted(scenario.get("forces", {}).items())})
+                         leaders={name: Leader(units_facts.leader(name)["power"], area)
+                                  for name, area in scenario.get("leaders", {}).items()})
+        plans = [dict(entry) for entry in scenario.get("schedule", [])]
+        for patch in [scenario, *patches]:  # the scenario's corps, then each patch's
+            state.control.update(patch.get("control", {}) if patch is not scenario else {})
+            state.free_states += patch.get("free_states", [])
+            state.corps.update({name: Corps(u["power"], u["kind"], u["area"], dict(u["factors"]), u.get("origin", ""))
+                                for name, u in patch.get("corps", {}).items()})
+            plans = schedule.merged(plans, patch.get("schedule", [])) if patch is not scenario else plans
+        state.schedule = schedule.merged(plans, [])
+        for name, unit in state.corps.items():
+            wrong = units_facts.check_factors(name, unit.kind, unit.factors)
+            if wrong:
+                raise UsageError(f"scenario {setup.scenario}: {wrong}", field="scenario")
         for power in powers.order():
             facts = scenario["powers"][power]
             state.powers[power] = Power(PLAYER if power in commanded else UNCONTROLLED, facts["pp"], facts["money"],
                                         facts["manpower"], facts["vp"])
+        for power, _ in state.surrendered:
+            state.powers[power].surrendered_in = 0
         return state
 
     def _members(self, state: EiaState) -> tuple[str, ...]:
@@ -68,16 +86,33 @@ class EmpiresInArms(Ruleset[EiaState]):
         if len(members) < 2:  # E9: the control step is sealed among two or more
             return Over(f"{members[0]} wins: every other player resigned" if members else "abandoned: every player "
                         "resigned")
-        if state.step == "ump_roll":
+        if state.step in ("ump_roll", "loss_roll") or state.reaction:
             return Chance()
+        if state.step == "land":
+            return _land_decision(state)
+        if state.step == "political_combinations":
+            return Decision(economy.members(state), f"turn {state.turn}'s New Political Combinations: seal your "
+                            "landwehr decisions (pbem seal 'landwehr power=austria active=true'), or nothing")
         when = "before the game" if state.turn == 0 else f"turn {state.turn}'s Economic Phase"
         return Decision(members, f"the UMP Control Step {when}: seal your overtures (pbem seal "
                         "'overture ump=... pp=... pp_against=... subsidy=...', or nothing)")
 
     def apply(self, state: EiaState, player: str, order: Mapping) -> EiaState:
         kind = self.check_order(order).kind
-        raise IllegalOrder(f"{kind} is sealed in the UMP Control Step: pbem seal '{kind} ...'", rule=ump_control.RULE,
-                           field="kind")
+        if state.step != "land":
+            raise IllegalOrder(f"{kind} is not given now: this step is sealed (pbem seal '"
+                               f"{self.legal_sealed(state)} ...')", rule=ump_control.RULE, field="kind")
+        asked = self.pending(state)
+        situation = _situation(state)
+        if not isinstance(asked, Decision) or player not in asked.players or kind not in LAND_ORDERS[situation]:
+            raise IllegalOrder(f"{kind} is not open to {player} now: {getattr(asked, 'prompt', 'dice are due')}",
+                               rule=self.order_kinds[kind].rule, field="kind")
+        LAND_HANDLERS[kind](state, player, order)
+        return state
+
+    @staticmethod
+    def legal_sealed(state: EiaState) -> str:
+        return "landwehr" if state.step == "political_combinations" else "overture"
 
     def check_together(self, state: EiaState, player: str, orders: Sequence[Mapping]) -> None:
         for index, order in enumerate(orders, 1):
@@ -86,14 +121,29 @@ class EmpiresInArms(Ruleset[EiaState]):
             except IllegalOrder as exc:
                 exc.field = f"orders[{index}].{exc.field}" if exc.field else f"orders[{index}]"
                 raise
-        ump_control.check(state, self.commands(state.setup, player), orders)
+        if state.step == "political_combinations":
+            economy.check(state, command.commanded(state, player), orders)
+        else:
+            ump_control.check(state, self.commands(state.setup, player), orders)
 
     def apply_together(self, state: EiaState, orders: Mapping[str, list[Mapping] | None]) -> EiaState:
+        if state.step == "political_combinations":
+            economy.collect(state, orders, self.check_order)
+            if state.step != "loss_roll":
+                sequence.after(state, "political_combinations")
+            return state
         ump_control.collect(state, orders, {p: self.commands(state.setup, p) for p in orders}, self.check_order)
         return state
 
     def resolve(self, state: EiaState, dice, private) -> EiaState:
-        ump_control.resolve(state, dice, state.setup.tables)
+        if state.reaction:
+            reactions.resolve(state, dice)
+        elif state.step == "loss_roll":
+            economy.roll_losses(state, dice)
+            sequence.after(state, "political_combinations")
+        else:
+            ump_control.resolve(state, dice, state.setup.tables)
+            sequence.after(state, "ump_control")
         return state
 
     def resign(self, state: EiaState, player: str) -> EiaState:
@@ -109,28 +159,38 @@ class EmpiresInArms(Ruleset[EiaState]):
                 facts.status, facts.controller = UNCONTROLLED, None
         for power in mine:
             state.powers[power].status = UNCONTROLLED
+        if state.step == "land":
+            _resign_in_land_phase(state, player)
         return state
 
     def legal(self, state: EiaState, player: str) -> list[OrderKind]:
-        return [self.order_kinds["overture"]] if player in self._members(state) and state.step == "ump_control" else []
+        asked = self.pending(state)
+        if not isinstance(asked, Decision) or player not in asked.players:
+            return []
+        if state.step != "land":
+            return [self.order_kinds[self.legal_sealed(state)]]
+        return [self.order_kinds[kind] for kind in LAND_ORDERS[_situation(state)]]
 
     def standing(self, state: EiaState) -> str:
         return views.standing(state)
 
     def dump(self, state: EiaState) -> dict:
         return {
-            "turn": state.turn, "step": state.step, "bourbon": state.bourbon,
+            "turn": state.turn, "start": list(state.start), "step": state.step, "bourbon": state.bourbon,
             "powers": {name: asdict(p) for name, p in state.powers.items()},  # with `history`, not the property
             "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered,
             "must_accept_peace": state.must_accept_peace, "control": dict(sorted(state.control.items())),
-            "forces": state.forces,
+            "corps": {name: asdict(unit) for name, unit in state.corps.items()},
+            "leaders": {name: asdict(leader) for name, leader in state.leaders.items()},
             "overtures": state.overtures, "voided": state.voided, "last_control": state.last_control,
             "resigned": state.resigned,
+            **{key: getattr(state, key) for key in LAND_KEYS},
         }
 
     def load(self, data: dict, setup: Setup) -> EiaState:
         return EiaState(
-            setup=setup, turn=data["turn"], step=data["step"], bourbon=data["bourbon"],
+            setup=setup, turn=data["turn"], start=(data["start"][0], data["start"][1]), step=data["step"],
+            bourbon=data["bourbon"],
             powers={name: Power(**{**facts, "history": list(facts["history"]), "off_map": dict(facts["off_map"])})
                     for name, facts in data["powers"].items()},
             wars=[list(p) for p in data["wars"]], alliances=[list(p) for p in data["alliances"]],
@@ -138,7 +198,10 @@ class EmpiresInArms(Ruleset[EiaState]):
             overtures=[dict(o) for o in data["overtures"]],
             voided=[dict(v) for v in data["voided"]], last_control=plain_copy(data["last_control"]),
             resigned=list(data["resigned"]), control=dict(data["control"]),
-            forces={area: dict(held) for area, held in data["forces"].items()},
+            corps={name: Corps(**{**facts, "factors": dict(facts["factors"])})
+                   for name, facts in data["corps"].items()},
+            leaders={name: Leader(**facts) for name, facts in data["leaders"].items()},
+            **{key: plain_copy(data[key]) for key in LAND_KEYS},
         )
 
     def copy(self, state: EiaState, setup: Setup) -> EiaState:
@@ -149,12 +212,62 @@ class EmpiresInArms(Ruleset[EiaState]):
                        must_accept_peace=list(state.must_accept_peace),
                        overtures=[dict(o) for o in state.overtures], voided=[dict(v) for v in state.voided],
                        last_control=plain_copy(state.last_control), resigned=list(state.resigned),
-                       control=dict(state.control), forces={area: dict(held) for area, held in state.forces.items()})
+                       control=dict(state.control),
+                       corps={name: replace(unit, factors=dict(unit.factors)) for name, unit in state.corps.items()},
+                       leaders={name: replace(leader) for name, leader in state.leaders.items()},
+                       **{key: plain_copy(getattr(state, key)) for key in LAND_KEYS})
 
     def views(self, state: EiaState, private: Mapping[str, dict] | None = None) -> Mapping[str, View]:
         players = [p for p in state.setup.players if p not in state.resigned]
         return views.all_views(state, {p: self.commands(state.setup, p) for p in players})
 
+
+# ---------------------------------------------------------------------------------- the land phase
+
+LAND_KEYS = ("phasing", "movement", "reaction", "overrun", "waived", "attack_minus", "prisoners", "land_log",
+             "free_states", "schedule", "last_economic", "ottoman_penalties")  # plain data, dumped and copied as it is
+LAND_ORDERS = {"moving": ("move", "overrun", "end_land_phase"), "reacting": ("react", "decline", "no_reactions"),
+               "overrun": ("overrun_losses",)}
+LAND_HANDLERS = {
+    "move": lambda state, player, order: land.move(state, order),
+    "overrun": lambda state, player, order: overrun.overrun(state, order),
+    "end_land_phase": lambda state, player, order: sequence.next_land_phase(state, state.phasing),
+    "react": reactions.react,
+    "decline": lambda state, player, order: reactions.decline(state, player, whole_phase=False),
+    "no_reactions": lambda state, player, order: reactions.decline(state, player, whole_phase=True),
+    "overrun_losses": overrun.choose,
+}
+
+
+def _situation(state: EiaState) -> str:
+    return "overrun" if state.overrun else "reacting" if state.movement else "moving"
+
+
+def _land_decision(state: EiaState) -> Decision:
+    situation = _situation(state)
+    if situation == "overrun":
+        owner = overrun.owners_to_choose(state)[0]
+        return Decision((owner,), f"{state.phasing} overran your units in {state.overrun['area']}: "
+                        "overrun_losses fate=destroyed|surrendered (12.3.9.4)")
+    if situation == "reacting":
+        move = state.movement
+        reactor = reactions.reactors(state)[0]
+        return Decision((reactor,), f"{state.phasing} entered {move['area']} from {move['from']}: react leader=... "
+                        "corps=... to=..., decline, or no_reactions (12.3.7.4)")
+    mover = command.commander(state, state.phasing)
+    return Decision((mover,) if mover else (), f"turn {state.turn}, {state.phasing}'s land phase: move units=... "
+                    "path=..., overrun area=..., or end_land_phase")
+
+
+def _resign_in_land_phase(state: EiaState, player: str) -> None:
+    """E9 in a land phase: his phase ends, he reacts no more, his overrun units are destroyed."""
+    state.waived.append(player)
+    if state.overrun:
+        overrun.settle_if_chosen(state)
+    if state.movement and not reactions.reactors(state):
+        land.after_reactions(state)
+    if not state.movement and not state.overrun and command.commander(state, state.phasing) is None:
+        sequence.next_land_phase(state, state.phasing)
 
 
 def _check_table(table) -> None:

@@ -1,6 +1,7 @@
 """The public state of an Empires in Arms game: each major power's controller, status, political
-points and money, the wars, alliances and unconditional surrenders, and the UMP Control Step
-(open, or its last result)."""
+points and money, the wars, alliances and unconditional surrenders, the corps and leaders on the
+map, the land phase under way (a move waiting for reactions, an overrun waiting for its owner) and
+the UMP Control Step (open, or its last result)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,12 @@ class Power:
     manpower: int = 0
     vp: int = 0  # victory points so far (8.1.3.2)
     neutral_phases: int = 0  # Economic Phases spent neutral since it last was (14.3.6.1b)
-    off_map: dict[str, int] = field(default_factory=dict)  # a neutral UMP's forces, by area they left (14.3.6)
+    off_map: dict[str, int] = field(default_factory=dict)  # a neutral UMP's strength, by area it left (14.3.6)
     controller: str | None = None  # the major power controlling this UMP (14.3.2)
     history: list[str] = field(default_factory=list)  # every power that gained it, in order (14.3.2 ties)
+    surrendered_in: int | None = None  # the turn of its first unconditional surrender (12.11.3; 0: before)
+    landwehr: bool = False  # its landwehr is active (12.11.3)
+    landwehr_ever: bool = False  # it once was: the German Confederation penalty (12.11.3.1)
 
     @property
     def last_controller(self) -> str | None:
@@ -30,22 +34,63 @@ class Power:
 
 
 @dataclass
+class Corps:
+    """A corps, freikorps, cossack or garrison on the map: its kind (units.toml) and factors."""
+
+    power: str
+    kind: str
+    area: str
+    factors: dict[str, int]  # infantry, cavalry, militia, guard
+    origin: str = ""  # the minor (free state) it was raised in, if not its power's own (12.10)
+    mp: int = 0  # movement points left in its power's land phase
+    reacted: bool = False  # it reacted with a leader this phase (12.3.7.4.5)
+    stopped: bool = False  # it must cease movement (12.3.7.4.1, 12.3.7.4.2.2, 12.3.9.5)
+    moved: bool = False  # it moved this phase (an overrun interrupts a move, 12.3.9.2)
+
+    @property
+    def strength(self) -> int:
+        return sum(self.factors.values())
+
+
+@dataclass
+class Leader:
+    power: str
+    area: str | None  # None: off the map
+    failed: bool = False  # failed a reaction roll this phase (12.3.7.4.4)
+    done: bool = False  # reacted into an area with enemy corps this phase (12.3.7.4.4)
+
+
+@dataclass
 class EiaState:
     setup: Setup
     turn: int = 0  # 0: before the game (14.3.1)
+    start: tuple[int, int] = (1805, 1)  # the year and month of turn 1 (E19)
     powers: dict[str, Power] = field(default_factory=dict)
     wars: list[list[str]] = field(default_factory=list)  # sorted pairs of powers
     alliances: list[list[str]] = field(default_factory=list)
     surrendered: list[list[str]] = field(default_factory=list)  # [UMP, power it surrendered to] (14.3.1.1.7)
     must_accept_peace: list[str] = field(default_factory=list)  # UMPs to accept any terms at the next peace (14.3.6.1a)
     control: dict[str, str] = field(default_factory=dict)  # territory -> the power holding it (free minors absent)
-    forces: dict[str, dict[str, int]] = field(default_factory=dict)  # area -> power -> strength points there
+    corps: dict[str, Corps] = field(default_factory=dict)
+    leaders: dict[str, Leader] = field(default_factory=dict)
     bourbon: bool = False  # Napoleon removed by peace term C.6 (14.3.8)
     step: str = "ump_control"  # the step open now
     overtures: list[dict] = field(default_factory=list)  # sealed and unsealed, waiting for the roll point
     voided: list[dict] = field(default_factory=list)  # overtures voided when unsealed, with their rule
     last_control: dict = field(default_factory=dict)  # the last UMP Control Step, roll by roll
     resigned: list[str] = field(default_factory=list)  # players who left the game (RULINGS E9)
+    phasing: str = ""  # the power whose land phase it is
+    movement: dict = field(default_factory=dict)  # a move stopped for reactions (12.3.7.4)
+    reaction: dict = field(default_factory=dict)  # a reaction waiting for its die
+    overrun: dict = field(default_factory=dict)  # an overrun waiting for its owners' choice (12.3.9.4)
+    waived: list[str] = field(default_factory=list)  # players who waived reactions this phase
+    attack_minus: list[str] = field(default_factory=list)  # areas where the phasing forces attack at -1 (12.3.9.5)
+    prisoners: dict[str, dict[str, int]] = field(default_factory=dict)  # captor -> power -> strength surrendered
+    land_log: list[dict] = field(default_factory=list)  # this land phase's reactions and overruns
+    free_states: list[str] = field(default_factory=list)  # minors held as free states (10.4.5.1)
+    schedule: list[dict] = field(default_factory=list)  # leaders still to arrive or leave (14.7.6)
+    ottoman_penalties: dict[str, list[int]] = field(default_factory=dict)  # power -> turns it paid 12.10
+    last_economic: dict = field(default_factory=dict)  # the last Economic Phase's landwehr and loss rolls
 
     def pair(self, table: list[list[str]], a: str, b: str) -> bool:
         return sorted((a, b)) in table
@@ -58,3 +103,11 @@ class EiaState:
 
     def allies_of(self, power: str) -> set[str]:
         return {other for pair in self.alliances if power in pair for other in pair if other != power}
+
+    def forces_in(self, area: str) -> dict[str, int]:
+        """Each power's strength points in the area: its corps and garrisons."""
+        found: dict[str, int] = {}
+        for unit in self.corps.values():
+            if unit.area == area:
+                found[unit.power] = found.get(unit.power, 0) + unit.strength
+        return dict(sorted(found.items()))

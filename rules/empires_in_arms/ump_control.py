@@ -65,7 +65,7 @@ def _overture(state: EiaState, commands: Sequence[str], order: Mapping, made: li
 def _check_occupation(state: EiaState, power: str, ump: str) -> None:
     """14.3.1.1.1: no overture to an UMP at war with the power while the power's forces stand in
     the part of the UMP's home nation the UMP controls."""
-    held = [area for area in geography.home_areas(ump) if state.forces.get(area, {}).get(power, 0) > 0
+    held = [area for area in geography.home_areas(ump) if state.forces_in(area).get(power, 0) > 0
             and state.control.get(geography.areas()[area]["territory"]) == ump]
     if held and state.at_war(power, ump):
         raise IllegalOrder(f"{power} is at war with {ump} and occupies {', '.join(held)} of its home nation: no "
@@ -88,7 +88,7 @@ def _check_cession(state: EiaState, power: str, ump: str, cede: str, made: list[
     if any(o["cede"] == cede for o in made):
         raise IllegalOrder(f"{cede} is offered once", rule=rule, field="cede")
     present = [(other, strength) for area in geography.areas_of(cede) for other, strength in
-               state.forces.get(area, {}).items()]
+               state.forces_in(area).items()]
     enemies = sorted({other for other, strength in present if strength > 0 and other != ump
                       and state.at_war(power, other)})
     if enemies:
@@ -173,13 +173,12 @@ def resolve(state: EiaState, dice, tables: Mapping[str, Mapping]) -> None:
         spent = overture["pp"] + overture["pp_against"]
         state.powers[overture["power"]].pp -= spent
         state.powers[overture["ump"]].pp += spent
-    state.must_accept_peace = []  # E7: the last step's were for the peace step since passed
     record: dict = {"turn": state.turn, "umps": {}}
     for ump in umps(state):
         bids = [o for o in state.overtures if o["ump"] == ump]
         record["umps"][ump] = _roll_for(state, ump, bids, dice, tables) if bids else _neutral(state, ump)
     state.last_control = record
-    state.overtures, state.step, state.turn = [], "ump_control", state.turn + 1
+    state.overtures = []
 
 
 def _neutral(state: EiaState, ump: str) -> dict:
@@ -190,11 +189,13 @@ def _neutral(state: EiaState, ump: str) -> dict:
     PP (14.3.6.2)."""
     facts = state.powers[ump]
     facts.status, facts.controller = NEUTRAL, None
-    for area, held in list(state.forces.items()):  # 14.3.6: off the map, their strengths recorded
-        if ump in held:
-            facts.off_map[area] = facts.off_map.get(area, 0) + held.pop(ump)
-        if not held:
-            del state.forces[area]
+    for name, unit in list(state.corps.items()):  # 14.3.6: off the map, their strengths recorded
+        if unit.power == ump:
+            facts.off_map[unit.area] = facts.off_map.get(unit.area, 0) + unit.strength
+            del state.corps[name]
+    for leader in state.leaders.values():
+        if leader.power == ump:
+            leader.area = None
     if any(ump in pair for pair in state.wars) and ump not in state.must_accept_peace:
         state.must_accept_peace.append(ump)
     if state.turn > 0:

@@ -105,6 +105,7 @@ def area_data(state: EiaState, name: str = "") -> dict:
     from pbem.errors import UsageError
 
     from . import geography
+    from .units import militia_morale
 
     if not name:
         raise UsageError("name an area: pbem show area Vienna", field="area")
@@ -112,7 +113,13 @@ def area_data(state: EiaState, name: str = "") -> dict:
     facts = geography.areas()[area]
     territory = facts["territory"]
     return {"area": area, **facts, "home": geography.territories()[territory].get("home"),
-            "held_by": state.control.get(territory), "forces": state.forces.get(area, {}),
+            "held_by": state.control.get(territory), "forces": state.forces_in(area),
+            "units": {name: {"power": u.power, "kind": u.kind, "factors": u.factors, "strength": u.strength,
+                             "stopped": u.stopped,
+                             **({"militia_morale": militia_morale(u.kind, state.powers[u.power].landwehr)}
+                                if u.factors.get("militia") else {})}
+                      for name, u in state.corps.items() if u.area == area},
+            "leaders": [name for name, leader in state.leaders.items() if leader.area == area],
             "borders": [{"to": other, "crossing": kind} for other, kind in geography.neighbours(area)]}
 
 
@@ -124,10 +131,62 @@ def render_area(data: dict):
     marks = "".join(f", {word}" for word in ("city", "depot") if data.get(word))
     forces = ", ".join(f"{power} {strength}" for power, strength in data["forces"].items()) or "none"
     borders = ", ".join(b["to"] + (f" ({b['crossing']})" if b["crossing"] else "") for b in data["borders"])
+    units = ", ".join(f"{name} ({u['power']} {u['kind']} {u['strength']}"
+                      + (f", militia morale {u['militia_morale'] / 10:g}" if "militia_morale" in u else "") + ")"
+                      for name, u in data["units"].items())
     return Group(literal(f"{data['name']} ({data['area']}): {data['terrain']}{marks}"),
                  literal(f"territory {data['territory']}" + (f", home of {data['home']}" if data["home"] else "")
                          + f"; held by {data['held_by'] or 'nobody (a free minor)'}"),
-                 literal(f"forces: {forces}"), literal(f"borders: {borders}"))
+                 literal(f"forces: {forces}" + (f": {units}" if units else "")),
+                 literal(f"leaders: {', '.join(data['leaders']) or 'none'}"), literal(f"borders: {borders}"))
+
+
+def land_data(state: EiaState) -> dict:
+    return {"turn": state.turn, "step": state.step, "phasing": state.phasing, "movement": state.movement,
+            "overrun": state.overrun, "log": state.land_log, "attack_minus": state.attack_minus,
+            "prisoners": state.prisoners,
+            "units": {name: {"power": u.power, "kind": u.kind, "area": u.area, "strength": u.strength, "mp": u.mp,
+                             "stopped": u.stopped} for name, u in state.corps.items()},
+            "leaders": {name: leader.area for name, leader in state.leaders.items()}}
+
+
+def _event_line(event: dict) -> str:
+    if event["event"] == "overrun":
+        fates = ", ".join(f"{p} {f}" for p, f in event.get("fates", {}).items())
+        return (f"overrun in {event['area']}: {event['attack']} against {event['defence']}, "
+                + ("5 to 1: swept" + (f" ({fates})" if fates else "") if event["success"] else
+                   "under 5 to 1: the movers stop and attack at -1 (12.3.9.5)"))
+    who = event["leader"] or ", ".join(event["corps"])
+    mods = "".join(f", {name} {value:+d}" for name, value in event["modifiers"].items())
+    die = f"die {event['die']}" if "die" in event else "no die needed"
+    return (f"{event['event']} by {who} ({event['power']}) from {event['from']} to {event['to']}: rating "
+            f"{event['rating']}{mods}, needs {event['needed']} or less; {die}: "
+            + ("done" if event["success"] else "failed"))
+
+
+def render_land(data: dict):
+    from rich.console import Group
+    from rich.table import Table
+
+    from pbem.report import literal
+
+    lines = [literal(f"{_when(data['turn'])}, " + (f"{data['phasing']}'s land phase" if data["phasing"] else
+                                                   f"step {data['step']}"))]
+    move = data["movement"]
+    if move:
+        lines.append(literal(f"moving: {', '.join(move['units'] + move['leaders'])} in {move['area']}, "
+                             f"waiting for reactions" + (f"; then {', '.join(move['rest'])}" if move["rest"] else "")))
+    lines += [literal(_event_line(event)) for event in data["log"]]
+    for area in data["attack_minus"]:
+        lines.append(literal(f"{area}: the phasing forces attack at -1 (12.3.9.5)"))
+    table = Table(title=literal("Units on the map"), title_justify="left")
+    for column in ("unit", "power", "kind", "area", "strength", "MP left", "stopped"):
+        table.add_column(column)
+    for name, u in data["units"].items():
+        table.add_row(*(literal(str(v)) for v in (name, u["power"], u["kind"], u["area"], u["strength"], u["mp"],
+                                                  "yes" if u["stopped"] else "")))
+    leaders = ", ".join(f"{name} ({area or 'off the map'})" for name, area in data["leaders"].items())
+    return Group(*lines, table, literal(f"leaders: {leaders or 'none'}"))
 
 
 def all_views(state: EiaState, commands: dict[str, list[str]]) -> Mapping[str, View]:
@@ -138,6 +197,9 @@ def all_views(state: EiaState, commands: dict[str, list[str]]) -> Mapping[str, V
                           lambda: diplomacy_data(state), render_diplomacy),
         "area": View("one area of the sample map: terrain, territory, who holds it, forces, borders",
                      lambda name="": area_data(state, name), render_area),
+        "land": View("the land phase: whose it is, the move waiting for reactions, each reaction and overrun "
+                     "with its die, and every unit with its movement points",
+                     lambda: land_data(state), render_land),
         "victory": View("who may announce victory now, with a power or an UMP it controls (14.3.9)",
                         lambda: victory_data(state, commands), render_victory),
     }

@@ -1,0 +1,103 @@
+"""The Economic Phase after the UMP Control Step: the New Political Combinations step, sealed like
+the overtures, where Austria and Prussia may activate or deactivate their landwehr for two
+political points (12.11.3, 12.11.3.1); then each power in the Instability or Fiasco zone of the
+Political Status Display rolls for economic loss, one less with an active landwehr (10.5.2, E20)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from pbem.errors import IllegalOrder
+
+from . import command, powers
+from .state import ACTIVE, INACTIVE, PLAYER, EiaState
+
+RULE = "12.11.3"
+LANDWEHR_POWERS = ("austria", "prussia")  # 12.11.3
+LANDWEHR_PP = 2  # 12.11.3, 12.11.3.1
+
+
+def check(state: EiaState, commanded: Sequence[str], orders: Sequence[Mapping]) -> list[dict]:
+    """The landwehr decisions these sealed orders make; IllegalOrder for the first that cannot stand."""
+    made: list[dict] = []
+    for index, order in enumerate(orders, 1):
+        try:
+            made.append(_landwehr(state, commanded, order, made))
+        except IllegalOrder as exc:
+            exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
+            raise
+    return made
+
+
+def _landwehr(state: EiaState, commanded: Sequence[str], order: Mapping, made: list[dict]) -> dict:
+    if order.get("kind") != "landwehr":
+        raise IllegalOrder(f"{order.get('kind')!r} is not sealed in the New Political Combinations step: "
+                           "landwehr power=... active=true|false", rule=RULE, field="kind")
+    power, active = str(order["power"]), bool(order["active"])
+    if power not in LANDWEHR_POWERS:
+        raise IllegalOrder(f"only Austria and Prussia have a landwehr, not {power!r}", rule=RULE, field="power")
+    if power not in commanded:
+        raise IllegalOrder(f"you do not command {power} (yours: {', '.join(commanded) or 'none'})", rule=RULE,
+                           field="power")
+    if any(m["power"] == power for m in made):
+        raise IllegalOrder(f"one landwehr decision for {power}", rule=RULE, field="power")
+    facts = state.powers[power]
+    if active == facts.landwehr:
+        raise IllegalOrder(f"{power}'s landwehr is already {'active' if active else 'inactive'}",
+                           rule="12.11.3.1" if not active else RULE, field="active")
+    if active and facts.surrendered_in is None:
+        raise IllegalOrder(f"{power} may activate its landwehr only after an unconditional surrender to another "
+                           "major power", rule=RULE, field="active")
+    if facts.pp < LANDWEHR_PP:
+        raise IllegalOrder(f"{power} has {facts.pp} political points, not {LANDWEHR_PP}", rule=RULE, field="active")
+    return {"power": power, "active": active}
+
+
+def members(state: EiaState) -> tuple[str, ...]:
+    """Every player commanding a power; an UMP's landwehr is its controller's to decide (14.3.3.1)."""
+    return tuple(p for p in state.setup.players if command.own_powers(state, p))
+
+
+def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None],
+            check_kind: Callable[[Mapping], object]) -> None:
+    """The unsealed decisions take effect at once; one that cannot stand is voided, its rule
+    recorded. Then the loss rolls wait for the roll point, if any power must roll."""
+    record: dict = {"turn": state.turn, "landwehr": [], "voided": [], "losses": []}
+    for player, given in sealed.items():
+        made: list[dict] = []
+        for index, order in enumerate(given or [], 1):
+            try:
+                check_kind(order)
+                made.append(_landwehr(state, command.commanded(state, player), order, made))
+            except IllegalOrder as exc:
+                record["voided"].append({"player": player, "order": index, "rule": exc.rule, "why": exc.message})
+        if given is None:
+            record["voided"].append({"player": player, "order": 0, "rule": "PROTOCOL §5",
+                                     "why": "the unsealed text could not be read"})
+        for decision in made:
+            facts = state.powers[decision["power"]]
+            facts.pp -= LANDWEHR_PP
+            facts.landwehr = decision["active"]
+            facts.landwehr_ever = facts.landwehr_ever or decision["active"]
+            record["landwehr"].append({"player": player, **decision})
+    state.last_economic = record
+    state.step = "loss_roll" if rolling(state) else state.step
+
+
+def rolling(state: EiaState) -> list[str]:
+    """10.5.2: the powers taking part in the Economic Phase in a zone that rolls for loss (a
+    neutral UMP takes no part, 14.3.6)."""
+    return [power for power, facts in state.powers.items() if facts.status in (PLAYER, ACTIVE, INACTIVE)
+            and powers.economic_loss(powers.zone(facts.pp), 1) is not None]
+
+
+def roll_losses(state: EiaState, dice) -> None:
+    for power in rolling(state):
+        facts = state.powers[power]
+        zone = powers.zone(facts.pp)
+        die = dice.roll(6, f"{power} economic loss", "10.5.2")
+        modified = die - (1 if facts.landwehr else 0)  # 12.11.3.1
+        lost = min(powers.economic_loss(zone, modified) or 0, facts.money)
+        facts.money -= lost
+        state.last_economic["losses"].append({"power": power, "zone": zone, "die": die, "modified": modified,
+                                              "money": lost, **({"landwehr": -1} if facts.landwehr else {})})

@@ -1,0 +1,104 @@
+"""Rule cases of Empires in Arms' Economic Phase after the UMP Control Step and of the calendar
+(seed 003, 12.11.3 landwehr, 10.5.2 economic loss, 14.1.5.1 and 14.7.6 set-up patches; RULINGS
+E18-E21): tests/cases/empires_in_arms/economy.toml, each played through the ruleset.
+
+A case starts from a scenario (`scenario`, default demo) with alice commanding France, bob
+Britain and carol Russia; `position` sets start ("YYYY-MM" of turn 1), turn, step, powers {power:
+{field: value}} (Austria is bob's active UMP unless it says otherwise), wars and
+must_accept_peace. `play` is a list of steps: {sealed = {player: [orders]}} for the sealed step open
+(every member not named seals nothing), or an order with its `player`; `dice` on either are drawn
+at the roll point after it. `refused` instead checks `pbem seal`'s refusal of one player's orders
+(its rule and field). `expect` checks the date (`month` "YYYY-MM"), `step`, powers' fields,
+`losses` (power, die, money) and where leaders stand (`leaders`, "gone" when not in the game,
+"off" when off the map)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from pbem.rules.empires_in_arms import schedule, sequence
+
+from pbem import ruleset as rulesets
+from pbem.dice import FixedDice
+from pbem.errors import IllegalOrder
+from pbem.ruleset import Chance, Seat, Setup
+
+CASES = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "economy.toml").read_text())["case"]
+RULESET = rulesets.load("empires_in_arms")
+PLAYERS = {"alice": ["france"], "bob": ["britain"], "carol": ["russia"]}
+
+
+def start(case: dict):
+    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in PLAYERS.items())
+    state = RULESET.new_state(Setup(case.get("scenario", "demo"), roster))
+    position = case.get("position", {})
+    state.powers["austria"].status, state.powers["austria"].controller = "active", "britain"
+    state.start = schedule.when(position.get("start", "1805-03"))
+    state.turn = position.get("turn", 1)
+    for power, facts in position.get("powers", {}).items():
+        for key, value in facts.items():
+            setattr(state.powers[power], key, value)
+    if "wars" in position:
+        state.wars = sorted(sorted(pair) for pair in position["wars"])
+    state.must_accept_peace = position.get("must_accept_peace", [])
+    schedule.arrive(state, sequence.month(state))  # as the turn opens
+    sequence.open_step(state, position.get("step", "political_combinations"))
+    return state
+
+
+def play(state, steps: list[dict]) -> None:
+    for step in steps:
+        step = dict(step)
+        dice = FixedDice(list(step.pop("dice", [])))
+        if "sealed" in step:
+            members = RULESET.pending(state).players
+            RULESET.apply_together(state, {player: step["sealed"].get(player, []) for player in members})
+        else:
+            RULESET.apply(state, step.pop("player"), step)
+        while isinstance(RULESET.pending(state), Chance):
+            RULESET.resolve(state, dice, None)
+        assert not dice.values, f"dice left over after {step}: {dice.values}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['id']} [{c['rule']}]" for c in CASES])
+def test_case(case):
+    state = start(case)
+    expect = case["expect"]
+    if "refused" in case:
+        play(state, case.get("play", []))
+        player = case["refused"]
+        with pytest.raises(IllegalOrder) as raised:
+            RULESET.check_together(state, player, case["sealed"][player])
+        assert (raised.value.rule, raised.value.field) == (expect["rule"], expect["field"]), str(raised.value)
+        return
+    play(state, case.get("play", []))
+    if "month" in expect:
+        year, month = sequence.month(state)
+        assert f"{year}-{month:02d}" == expect["month"]
+    if "step" in expect:
+        assert state.step == expect["step"]
+    for power, facts in expect.get("powers", {}).items():
+        for key, value in facts.items():
+            assert getattr(state.powers[power], key) == value, f"{power}.{key}"
+    if "losses" in expect:
+        found = [[loss["power"], loss["die"], loss["money"]] for loss in state.last_economic["losses"]]
+        assert found == expect["losses"]
+    for name, area in expect.get("leaders", {}).items():
+        leader = state.leaders.get(name)
+        assert ("gone" if leader is None else leader.area or "off") == area, name
+    for territory, power in expect.get("control", {}).items():
+        assert state.control.get(territory) == power, territory
+    if "free_states" in expect:
+        assert state.free_states == expect["free_states"]
+    for name, facts in expect.get("corps", {}).items():
+        unit = state.corps[name]
+        assert {"power": unit.power, "area": unit.area, "factors": unit.factors, "origin": unit.origin} == facts, name
+    dumped = RULESET.dump(state)
+    assert RULESET.dump(RULESET.load(dumped, state.setup)) == dumped
+
+
+def test_every_rule_of_the_economic_phase_has_a_case():
+    cited = {case["rule"] for case in CASES}
+    assert {"12.11.3", "12.11.3.1", "10.5.2", "14.1.5.1.1", "14.1.5.1.2", "14.7.6", "E18", "E19"} <= cited, cited

@@ -1,0 +1,106 @@
+"""Rule cases of Empires in Arms' land phase (seed 003, 12.3.7.4 reactions, 12.3.9 overruns; RULINGS
+E13-E18): tests/cases/empires_in_arms/land.toml, each played through the ruleset with forced dice.
+
+A case starts from the demo scenario in turn 1, in `phasing`'s land phase (default France), with
+alice commanding France, bob Britain (and Austria, his active UMP, at war with France) and carol
+Russia. `position` changes it: wars, powers, corps {id: {power, kind, area, factors}} added or
+replaced (with `origin`), `removed` corps and leaders, `leaders` {name: area}, `reacted` corps and `options`.
+`orders` are played in turn, each by its `player`, its `dice` drawn at the roll point after it.
+`expect` checks where units stand (`at`, "gone" once off the map), `stopped` corps, who is asked
+next (`asked`), the phase's log (`log`: event, success, die ("none" where none was needed),
+needed), `prisoners`, `attack_minus`, `powers` {power: {field: value}}, or the `error` of the
+last order (its rule, field and a part of its message)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from pbem.rules.empires_in_arms import land, units
+from pbem.rules.empires_in_arms.state import Corps, Leader
+
+from pbem import ruleset as rulesets
+from pbem.dice import FixedDice
+from pbem.errors import IllegalOrder
+from pbem.ruleset import Chance, Seat, Setup
+
+CASES = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "land.toml").read_text())["case"]
+RULESET = rulesets.load("empires_in_arms")
+PLAYERS = {"alice": ["france"], "bob": ["britain"], "carol": ["russia"]}
+
+
+def start(case: dict):
+    position = case.get("position", {})
+    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in PLAYERS.items())
+    state = RULESET.new_state(Setup("demo", roster, options=position.get("options", {})))
+    state.turn, state.step = 1, "land"
+    state.powers["austria"].status, state.powers["austria"].controller = "active", "britain"
+    for power, facts in position.get("powers", {}).items():
+        for key, value in facts.items():
+            setattr(state.powers[power], key, value)
+    if "wars" in position:
+        state.wars = sorted(sorted(pair) for pair in position["wars"])
+    for name in position.get("removed", []):
+        state.corps.pop(name, None)
+        state.leaders.pop(name, None)
+    for name, facts in position.get("corps", {}).items():
+        state.corps[name] = Corps(facts["power"], facts["kind"], facts["area"], dict(facts["factors"]),
+                                  facts.get("origin", ""))
+    for name, area in position.get("leaders", {}).items():
+        state.leaders[name] = Leader(units.leader(name)["power"], area)
+    land.start(state, position.get("phasing", "france"))
+    for name in position.get("reacted", []):
+        state.corps[name].reacted = True
+    return state
+
+
+def play(state, orders: list[dict]) -> None:
+    for order in orders:
+        order = dict(order)
+        player, dice = order.pop("player"), FixedDice(list(order.pop("dice", [])))
+        RULESET.apply(state, player, order)
+        while isinstance(RULESET.pending(state), Chance):
+            RULESET.resolve(state, dice, None)
+        assert not dice.values, f"dice left over after {order}: {dice.values}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['id']} [{c['rule']}]" for c in CASES])
+def test_case(case):
+    state = start(case)
+    expect = case["expect"]
+    if "error" in expect:
+        play(state, case["orders"][:-1])
+        with pytest.raises(IllegalOrder) as raised:
+            play(state, case["orders"][-1:])
+        error = expect["error"]
+        assert (raised.value.rule, raised.value.field) == (error["rule"], error["field"]), str(raised.value)
+        assert error["message"] in raised.value.message
+        return
+    play(state, case["orders"])
+    check(state, expect)
+    dumped = RULESET.dump(state)
+    assert RULESET.dump(RULESET.load(dumped, state.setup)) == dumped
+
+
+def check(state, expect: dict) -> None:
+    for name, area in expect.get("at", {}).items():
+        unit = state.corps.get(name) or state.leaders.get(name)
+        assert (unit.area if unit else "gone") == area, name
+    if "stopped" in expect:
+        assert sorted(n for n, u in state.corps.items() if u.stopped) == sorted(expect["stopped"])
+    if "asked" in expect:
+        assert RULESET.pending(state).players == (expect["asked"],), RULESET.pending(state)
+    if "log" in expect:
+        assert len(state.land_log) == len(expect["log"]), state.land_log
+        found = [{key: event.get(key, "none") for key in wanted}
+                 for event, wanted in zip(state.land_log, expect["log"], strict=True)]
+        assert found == expect["log"], state.land_log
+    for key in ("prisoners", "attack_minus", "wars", "surrendered", "phasing"):
+        if key in expect:
+            assert getattr(state, key) == expect[key], key
+    for power, facts in expect.get("powers", {}).items():
+        for key, value in facts.items():
+            assert getattr(state.powers[power], key) == value, f"{power}.{key}"
+    for name in expect.get("failed", []):
+        assert state.leaders[name].failed, name
