@@ -5,7 +5,9 @@ A case starts from the demo scenario in turn 1, in `phasing`'s land phase (defau
 alice commanding France, bob Britain (and Austria, his active UMP, at war with France) and carol
 Russia. `position` changes it: wars, powers, corps {id: {power, kind, area, factors}} added or
 replaced (with `origin`), `removed` corps and leaders, `leaders` {name: area}, `reacted` corps and `options`.
-`orders` are played in turn, each by its `player`, its `dice` drawn at the roll point after it.
+`orders` are played in turn, each by its `player` (or `sealed` {player: [orders]}, checked as
+`pbem seal` does, or `unchecked`, unsealed as they are), its `dice` drawn at the roll point
+after it.
 `expect` checks where units stand (`at`, "gone" once off the map), `stopped` corps, who is asked
 next (`asked`), the phase's log (`log`: event, success, die ("none" where none was needed),
 needed), `prisoners`, `attack_minus`, `powers` {power: {field: value}}, or the `error` of the
@@ -58,8 +60,17 @@ def start(case: dict):
 def play(state, orders: list[dict]) -> None:
     for order in orders:
         order = dict(order)
-        player, dice = order.pop("player"), FixedDice(list(order.pop("dice", [])))
-        RULESET.apply(state, player, order)
+        dice = FixedDice(list(order.pop("dice", [])))
+        if "sealed" in order:  # a battle's tactical options, sealed by both sides at once
+            members = RULESET.pending(state).players
+            for player in order["sealed"]:
+                RULESET.check_together(state, player, order["sealed"][player])
+            RULESET.apply_together(state, {player: order["sealed"].get(player, []) for player in members})
+        elif "unchecked" in order:  # orders unsealed as they are, even those `pbem seal` refuses
+            members = RULESET.pending(state).players
+            RULESET.apply_together(state, {player: order["unchecked"].get(player, []) for player in members})
+        else:
+            RULESET.apply(state, order.pop("player"), order)
         while isinstance(RULESET.pending(state), Chance):
             RULESET.resolve(state, dice, None)
         assert not dice.values, f"dice left over after {order}: {dice.values}"
@@ -102,5 +113,42 @@ def check(state, expect: dict) -> None:
     for power, facts in expect.get("powers", {}).items():
         for key, value in facts.items():
             assert getattr(state.powers[power], key) == value, f"{power}.{key}"
+    if "battle" in expect:
+        battles = [event for event in state.land_log + state.last_phase.get("log", []) if event["event"] == "battle"]
+        assert battles, "no battle was fought"
+        for key, value in expect["battle"].items():
+            assert battles[-1].get(key) == value, (key, battles[-1])
+    for name, strength in expect.get("strength", {}).items():
+        assert state.corps[name].strength == strength, name
     for name in expect.get("failed", []):
         assert state.leaders[name].failed, name
+
+
+def _battle_in_munich():
+    state = start({"position": {"removed": ["au_cav", "charles"], "corps": {
+        "au_3": {"power": "austria", "kind": "infantry", "area": "munich", "factors": {"infantry": 3}}}}})
+    play(state, [{"player": "alice", "kind": "move", "units": ["fr_1"], "path": ["munich"]},
+                 {"player": "alice", "kind": "end_land_phase"}])
+    return state
+
+
+def test_a_player_who_resigns_mid_battle_has_his_option_rolled():
+    """E9, E23: bob resigns before sealing: alice alone chooses, with no seal; Austria, now
+    nobody's, rolls its option (18.1.1: a 5, defend) and, beaten, retreats into the area open to
+    it nearest a friendly force (Vienna)."""
+    state = _battle_in_munich()
+    RULESET.resign(state, "bob")
+    assert RULESET.pending(state).players == ("alice",)  # hers alone: no seal
+    play(state, [{"player": "alice", "kind": "tactic", "option": "assault", "dice": [5, 4, 3]}])
+    battle = state.last_phase["log"][-1]
+    assert battle["options"] == {"defender": "defend", "attacker": "assault"} and battle["retreat"] == "vienna"
+    assert state.corps["au_3"].area == "vienna" and state.phasing == "russia"
+
+
+def test_a_player_who_resigns_before_his_retreat():
+    state = _battle_in_munich()
+    play(state, [{"sealed": {"alice": [{"kind": "tactic", "option": "assault"}],
+                             "bob": [{"kind": "tactic", "option": "defend"}]}, "dice": [4, 3]}])
+    assert RULESET.pending(state).players == ("bob",)
+    RULESET.resign(state, "bob")
+    assert state.corps["au_3"].area == "vienna" and state.phasing == "russia"

@@ -25,8 +25,10 @@ def phase_order(state: EiaState) -> list[str]:
 def start(state: EiaState, power: str) -> None:
     """A power's land phase opens: its corps get their movement points; every reaction allowance
     of the phase starts afresh."""
+    if state.phasing:
+        state.last_phase = {"turn": state.turn, "power": state.phasing, "log": state.land_log}
     state.phasing, state.movement, state.reaction, state.overrun = power, {}, {}, {}
-    state.waived, state.attack_minus, state.land_log = [], [], []
+    state.waived, state.attack_minus, state.land_log, state.battles, state.battle = [], [], [], [], {}
     for unit in state.corps.values():
         unit.reacted, unit.stopped, unit.moved = False, False, False
         unit.mp = int(units.kind(unit.kind)["movement"]) if unit.power == power else 0

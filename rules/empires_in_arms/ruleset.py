@@ -12,7 +12,20 @@ from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from ..common.plain import plain_copy
-from . import command, economy, geography, land, overrun, powers, reactions, schedule, sequence, ump_control, views
+from . import (
+    combat,
+    command,
+    economy,
+    geography,
+    land,
+    overrun,
+    powers,
+    reactions,
+    schedule,
+    sequence,
+    ump_control,
+    views,
+)
 from . import units as units_facts
 from .state import PLAYER, UNCONTROLLED, Corps, EiaState, Leader, Power
 
@@ -99,7 +112,7 @@ class EmpiresInArms(Ruleset[EiaState]):
 
     def apply(self, state: EiaState, player: str, order: Mapping) -> EiaState:
         kind = self.check_order(order).kind
-        if state.step != "land":
+        if state.step != "land" or _sealed_battle(state):
             raise IllegalOrder(f"{kind} is not given now: this step is sealed (pbem seal '"
                                f"{self.legal_sealed(state)} ...')", rule=ump_control.RULE, field="kind")
         asked = self.pending(state)
@@ -112,6 +125,8 @@ class EmpiresInArms(Ruleset[EiaState]):
 
     @staticmethod
     def legal_sealed(state: EiaState) -> str:
+        if state.battle:
+            return "tactic"
         return "landwehr" if state.step == "political_combinations" else "overture"
 
     def check_together(self, state: EiaState, player: str, orders: Sequence[Mapping]) -> None:
@@ -123,10 +138,15 @@ class EmpiresInArms(Ruleset[EiaState]):
                 raise
         if state.step == "political_combinations":
             economy.check(state, command.commanded(state, player), orders)
+        elif state.battle:
+            combat.check_options(state, player, orders)
         else:
             ump_control.check(state, self.commands(state.setup, player), orders)
 
     def apply_together(self, state: EiaState, orders: Mapping[str, list[Mapping] | None]) -> EiaState:
+        if state.battle:
+            combat.collect(state, orders)
+            return state
         if state.step == "political_combinations":
             economy.collect(state, orders, self.check_order)
             if state.step != "loss_roll":
@@ -138,6 +158,8 @@ class EmpiresInArms(Ruleset[EiaState]):
     def resolve(self, state: EiaState, dice, private) -> EiaState:
         if state.reaction:
             reactions.resolve(state, dice)
+        elif state.battle:
+            combat.fight(state, dice)
         elif state.step == "loss_roll":
             economy.roll_losses(state, dice)
             sequence.after(state, "political_combinations")
@@ -167,7 +189,7 @@ class EmpiresInArms(Ruleset[EiaState]):
         asked = self.pending(state)
         if not isinstance(asked, Decision) or player not in asked.players:
             return []
-        if state.step != "land":
+        if state.step != "land" or _sealed_battle(state):
             return [self.order_kinds[self.legal_sealed(state)]]
         return [self.order_kinds[kind] for kind in LAND_ORDERS[_situation(state)]]
 
@@ -225,13 +247,16 @@ class EmpiresInArms(Ruleset[EiaState]):
 # ---------------------------------------------------------------------------------- the land phase
 
 LAND_KEYS = ("phasing", "movement", "reaction", "overrun", "waived", "attack_minus", "prisoners", "land_log",
+             "last_phase", "battles", "battle",
              "free_states", "schedule", "last_economic", "ottoman_penalties")  # plain data, dumped and copied as it is
 LAND_ORDERS = {"moving": ("move", "overrun", "end_land_phase"), "reacting": ("react", "decline", "no_reactions"),
-               "overrun": ("overrun_losses",)}
+               "overrun": ("overrun_losses",), "retreat": ("retreat",), "tactics": ("tactic",)}
 LAND_HANDLERS = {
     "move": lambda state, player, order: land.move(state, order),
     "overrun": lambda state, player, order: overrun.overrun(state, order),
-    "end_land_phase": lambda state, player, order: sequence.next_land_phase(state, state.phasing),
+    "end_land_phase": lambda state, player, order: combat.open_battles(state),
+    "retreat": combat.retreat,
+    "tactic": combat.choose,
     "react": reactions.react,
     "decline": lambda state, player, order: reactions.decline(state, player, whole_phase=False),
     "no_reactions": lambda state, player, order: reactions.decline(state, player, whole_phase=True),
@@ -240,11 +265,15 @@ LAND_HANDLERS = {
 
 
 def _situation(state: EiaState) -> str:
+    if state.battle:
+        return "retreat" if state.battle["stage"] == "retreat" else "tactics"
     return "overrun" if state.overrun else "reacting" if state.movement else "moving"
 
 
-def _land_decision(state: EiaState) -> Decision:
+def _land_decision(state: EiaState) -> Decision | Chance:
     situation = _situation(state)
+    if situation in ("tactics", "retreat"):
+        return _battle_decision(state)
     if situation == "overrun":
         owner = overrun.owners_to_choose(state)[0]
         return Decision((owner,), f"{state.phasing} overran your units in {state.overrun['area']}: "
@@ -259,9 +288,28 @@ def _land_decision(state: EiaState) -> Decision:
                     "path=..., overrun area=..., or end_land_phase")
 
 
+def _sealed_battle(state: EiaState) -> bool:
+    return bool(state.battle) and state.battle["stage"] == "tactics" and len(combat.choosing(state)) > 1
+
+
+def _battle_decision(state: EiaState) -> Decision | Chance:
+    battle = state.battle
+    if battle["stage"] == "retreat":
+        open_to = combat.refuges(state, battle["area"], battle["powers"][battle["loser"]])
+        return Decision((combat.retreating_player(state),), f"the {battle['loser']} lost the battle in "
+                        f"{battle['area']}: retreat to=... ({', '.join(open_to)})")
+    choosing = combat.choosing(state)
+    if battle["stage"] == "tactics" and choosing:
+        return Decision(choosing, f"battle in {battle['area']}: {battle['powers']['attacker']} attacks "
+                        f"{battle['powers']['defender']}: seal your tactical option (pbem seal 'tactic option=...')")
+    return Chance()
+
+
 def _resign_in_land_phase(state: EiaState, player: str) -> None:
     """E9 in a land phase: his phase ends, he reacts no more, his overrun units are destroyed."""
     state.waived.append(player)
+    if state.battle:
+        combat.resigned(state, player)
     if state.overrun:
         overrun.settle_if_chosen(state)
     if state.movement and not reactions.reactors(state):

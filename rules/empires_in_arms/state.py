@@ -86,7 +86,10 @@ class EiaState:
     waived: list[str] = field(default_factory=list)  # players who waived reactions this phase
     attack_minus: list[str] = field(default_factory=list)  # areas where the phasing forces attack at -1 (12.3.9.5)
     prisoners: dict[str, dict[str, int]] = field(default_factory=dict)  # captor -> power -> strength surrendered
-    land_log: list[dict] = field(default_factory=list)  # this land phase's reactions and overruns
+    land_log: list[dict] = field(default_factory=list)  # this land phase's reactions, overruns and battles
+    last_phase: dict = field(default_factory=dict)  # the power and log of the land phase before this one
+    battles: list[str] = field(default_factory=list)  # areas of this phase's battles still to fight
+    battle: dict = field(default_factory=dict)  # the battle under way (combat.py)
     free_states: list[str] = field(default_factory=list)  # minors held as free states (10.4.5.1)
     schedule: list[dict] = field(default_factory=list)  # leaders still to arrive or leave (14.7.6)
     ottoman_penalties: dict[str, list[int]] = field(default_factory=dict)  # power -> turns it paid 12.10
