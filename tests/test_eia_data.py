@@ -81,3 +81,29 @@ def test_a_scenario_with_too_much_imperial_cavalry_is_refused(monkeypatch):
     roster = (Seat("alice", ("france",), "player"), Seat("bob", ("britain",), "player"))
     with pytest.raises(UsageError, match=re.escape("12.3.3.4: tu_1 may hold up to 16 cavalry factors, not 17")):
         RULESET.new_state(Setup("campaign_1805", roster))
+
+
+def test_the_solitaire_naval_table():
+    """18.2.1 as the seed gives it: all-British 1-2 melee, 3-4 linear attack, 5-6 linear defence;
+    others 1 melee, 2-3 linear attack, 4-6 linear defence; Nelson -1, a 0 reading as the lowest
+    row; while 12.2.6.1.1.1 holds, forces without Nelson use the two-column table."""
+    from pbem.rules.empires_in_arms.solitaire import naval_option
+
+    assert [naval_option(d, True, False) for d in range(1, 7)] == ["melee"] * 2 + ["linear_attack"] * 2 + \
+        ["linear_defence"] * 2
+    assert [naval_option(d, False, False) for d in range(1, 7)] == ["melee"] + ["linear_attack"] * 2 + \
+        ["linear_defence"] * 3
+    assert naval_option(1, True, nelson=True) == "melee" and naval_option(3, True, nelson=True) == "melee"
+    assert naval_option(3, True, False, limited=True) == "linear_attack"
+    assert naval_option(3, False, False, limited=True) == "linear_defence"
+    assert naval_option(4, True, nelson=True, limited=True) == "linear_attack"  # Nelson: the full table
+
+
+def test_the_solitaire_land_tables_are_the_seeds():
+    """18.1.1 and 18.1.2, pinned: 6 rolls again."""
+    from pbem.rules.empires_in_arms.combat import tables
+
+    defender = {"1": "outflank", "2": "counter_attack", "3": "escalated_counter_attack", "4": "cordon", "5": "defend"}
+    assert tables()["solitaire"]["defender"] == defender
+    assert tables()["solitaire"]["attacker"] == {"1": "outflank", "2": "assault", "3": "escalated_assault",
+                                                 "4": "echelon", "5": "probe"}

@@ -79,11 +79,16 @@ def _battle(state: EiaState, area: str, attackers: list[str], defenders: list[st
     strength = {"attacker": _strength(state, attackers), "defender": _strength(state, defenders)}
     ratio = int(_table(state, "trivial_combat")["ratio"])
     trivial = max(strength.values()) >= ratio * min(strength.values())
-    return {"area": area, "powers": {"attacker": state.phasing, "defender": defending},
-            "players": {"attacker": command.commander(state, state.phasing),
-                        "defender": command.commander(state, defending)},
-            "strength": strength, "trivial": trivial, "options": {},
-            "stage": "roll" if trivial else "tactics"}
+    record = {"area": area, "powers": {"attacker": state.phasing, "defender": defending},
+              "players": {"attacker": command.commander(state, state.phasing),
+                          "defender": command.commander(state, defending)},
+              "strength": strength, "trivial": trivial, "options": {},
+              "stage": "roll" if trivial else "tactics"}
+    if not trivial and state.setup.options.get("solitaire_combat"):
+        from . import solitaire
+
+        solitaire.start(record)
+    return record
 
 
 def _strength(state: EiaState, corps: list[str]) -> int:
@@ -168,7 +173,8 @@ def fight(state: EiaState, dice) -> None:
     standing = _side(state, record["area"], side == "attacker")
     if standing and not refuges(state, record["area"], record["powers"][side]):
         _surrender(state, record, side)
-    state.land_log.append({"event": "battle", **{k: v for k, v in record.items() if k not in ("stage", "voided")}})
+    shown = {k: v for k, v in record.items() if k not in ("stage", "voided", "checks", "to_check")}
+    state.land_log.append({"event": "battle", **shown})
     if not standing or "surrendered" in record:
         next_battle(state)
     elif record["players"][side] is None:  # nobody commands it (E9)
@@ -183,7 +189,7 @@ def _rolls(state: EiaState, record: dict, dice) -> None:
     totals = {}
     for index, side in enumerate(("attacker", "defender")):
         die = dice.roll(6, f"{side} in {record['area']}", RULE)
-        modifiers = {"tactics": int(matrix[index]), "commander": _tactical(state, record, side)}
+        modifiers = {"tactics": int(matrix[index]), "commander": tactical_rating(state, record, side)}
         if side == "attacker" and record["area"] in state.attack_minus:
             modifiers["failed overrun"] = -1  # 12.3.9.5
         totals[side] = {"die": die, "modifiers": {k: v for k, v in modifiers.items() if v},
@@ -205,7 +211,7 @@ def _trivial(state: EiaState, record: dict) -> None:
     record["loser"] = small
 
 
-def _tactical(state: EiaState, record: dict, side: str) -> int:
+def tactical_rating(state: EiaState, record: dict, side: str) -> int:
     power = record["powers"][side]
     leader = commanding(state, power, record["area"])
     if leader is None:

@@ -23,6 +23,7 @@ from . import (
     reactions,
     schedule,
     sequence,
+    solitaire,
     ump_control,
     views,
 )
@@ -158,6 +159,10 @@ class EmpiresInArms(Ruleset[EiaState]):
     def resolve(self, state: EiaState, dice, private) -> EiaState:
         if state.reaction:
             reactions.resolve(state, dice)
+        elif state.battle.get("stage") == "options_roll":
+            solitaire.roll_options(state, dice)
+        elif state.battle.get("stage") == "check_roll":
+            solitaire.roll_check(state, dice)
         elif state.battle:
             combat.fight(state, dice)
         elif state.step == "loss_roll":
@@ -250,13 +255,17 @@ LAND_KEYS = ("phasing", "movement", "reaction", "overrun", "waived", "attack_min
              "last_phase", "battles", "battle",
              "free_states", "schedule", "last_economic", "ottoman_penalties")  # plain data, dumped and copied as it is
 LAND_ORDERS = {"moving": ("move", "overrun", "end_land_phase"), "reacting": ("react", "decline", "no_reactions"),
-               "overrun": ("overrun_losses",), "retreat": ("retreat",), "tactics": ("tactic",)}
+               "overrun": ("overrun_losses",), "retreat": ("retreat",), "tactics": ("tactic",),
+               "solitaire_choice": ("tactic",), "checks": ("tactics_check", "stand")}
 LAND_HANDLERS = {
     "move": lambda state, player, order: land.move(state, order),
     "overrun": lambda state, player, order: overrun.overrun(state, order),
     "end_land_phase": lambda state, player, order: combat.open_battles(state),
     "retreat": combat.retreat,
-    "tactic": combat.choose,
+    "tactic": lambda state, player, order: (solitaire.choose if state.battle["stage"] == "solitaire_choice"
+                                            else combat.choose)(state, player, order),
+    "tactics_check": solitaire.check,
+    "stand": solitaire.check,
     "react": reactions.react,
     "decline": lambda state, player, order: reactions.decline(state, player, whole_phase=False),
     "no_reactions": lambda state, player, order: reactions.decline(state, player, whole_phase=True),
@@ -266,13 +275,14 @@ LAND_HANDLERS = {
 
 def _situation(state: EiaState) -> str:
     if state.battle:
-        return "retreat" if state.battle["stage"] == "retreat" else "tactics"
+        stage = state.battle["stage"]
+        return stage if stage in ("retreat", "solitaire_choice", "checks") else "tactics"
     return "overrun" if state.overrun else "reacting" if state.movement else "moving"
 
 
 def _land_decision(state: EiaState) -> Decision | Chance:
     situation = _situation(state)
-    if situation in ("tactics", "retreat"):
+    if situation in ("tactics", "retreat", "solitaire_choice", "checks"):
         return _battle_decision(state)
     if situation == "overrun":
         owner = overrun.owners_to_choose(state)[0]
@@ -298,6 +308,13 @@ def _battle_decision(state: EiaState) -> Decision | Chance:
         open_to = combat.refuges(state, battle["area"], battle["powers"][battle["loser"]])
         return Decision((combat.retreating_player(state),), f"the {battle['loser']} lost the battle in "
                         f"{battle['area']}: retreat to=... ({', '.join(open_to)})")
+    if battle["stage"] == "solitaire_choice":
+        return Decision((battle["players"]["defender"],), f"battle in {battle['area']} (18.1.1): tactic "
+                        "option=withdraw, defend or random")
+    if battle["stage"] == "checks":
+        side = solitaire.to_check(state)
+        return Decision((battle["players"][side],), f"battle in {battle['area']}: the {side}'s options stand at "
+                        f"{battle['options']}; tactics_check (then=withdraw|reroll) or stand (18.1.3-18.1.5)")
     choosing = combat.choosing(state)
     if battle["stage"] == "tactics" and choosing:
         return Decision(choosing, f"battle in {battle['area']}: {battle['powers']['attacker']} attacks "
