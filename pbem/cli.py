@@ -1380,10 +1380,10 @@ def _ruleset_lines(data: dict):
 
 @app.command("demo")
 def demo(
-    game: str = typer.Argument("freeform", help="Which game: freeform or paths-of-glory."),
+    game: str = typer.Argument("freeform", help="Which game: freeform, paths-of-glory or empires-in-arms."),
     keep: Optional[Path] = typer.Option(None, "--keep", help="Keep the players' directories here."),
 ) -> None:
-    """Play a scripted game between three players in separate directories, verify it, show the report."""
+    """Play a game's script between its players, each in his own directory; verify it, show the report."""
     from . import demo as demos
 
     for item in demos.run(game, keep):

@@ -76,10 +76,14 @@ def _summary(game: Game, orders: list[dict]) -> str:
 
 
 def _refused(game: Game, step: dict, signer) -> Text:
-    """The step's orders must be refused under its rule before anything is signed."""
+    """The step's orders must be refused under its rule before anything is signed: as a move, or
+    with `seal = true` as the player's seal for the sealed round open."""
     mover, summary = step["player"], _summary(game, step.get("orders", []))
     try:
-        game.draft(mover, step.get("orders", []), signer)
+        if step.get("seal"):
+            game.seal(mover, step.get("orders", []), signer)
+        else:
+            game.draft(mover, step.get("orders", []), signer)
     except IllegalOrder as refusal:
         if refusal.rule != step["refused"]:
             raise
@@ -252,7 +256,7 @@ def run(which: str = "freeform", keep: Path | None = None):
         ruleset = rulesets.load(which.replace("-", "_"))
         script = ruleset.demo_script()
     except (UsageError, AttributeError):
-        raise UsageError(f"no demo {which!r}; try freeform or paths-of-glory", field="GAME") from None
+        raise UsageError(f"no demo {which!r}; try freeform, paths-of-glory or empires-in-arms", field="GAME") from None
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="pbem-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     try:

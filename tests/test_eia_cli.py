@@ -93,6 +93,7 @@ def test_a_land_phase_with_reactions_and_an_overrun(table):
             assert result[0] == 0, result
     sign(table, "alice", "")
     assert json.loads(table["bob"].cli("show", "powers", "--json")[1])["powers"]["austria"]["controller"] == "britain"
+    sign(table, "alice", "no_force_peace")  # the peace step: France is at war with Austria, an UMP (14.3.3.8)
     for _ in range(2):  # Austria's land phase, then Britain's: both bob's
         sign(table, "bob", "end_land_phase")
     code, _, err = table["alice"].cli("move", "move units=fr_1 path=munich,vienna,prague")

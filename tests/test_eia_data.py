@@ -107,3 +107,19 @@ def test_the_solitaire_land_tables_are_the_seeds():
     assert tables()["solitaire"]["defender"] == defender
     assert tables()["solitaire"]["attacker"] == {"1": "outflank", "2": "assault", "3": "escalated_assault",
                                                  "4": "echelon", "5": "probe"}
+
+
+@pytest.mark.parametrize(("tables", "message", "rule"), [
+    ({"movement_cost": {"clear": 1}}, "tables.movement_cost needs a whole number for forest", "7.3"),
+    ({"rating_reduction": {}}, "tables.rating_reduction needs a whole number for per_corps", "10.6.1.2.1"),
+    ({"combat_losses": {"1": 0}}, "tables.combat_losses needs a whole number for 2", "7.5"),
+    ({"combat_matrix": {"probe": {}}}, "needs [attacker, defender] modifiers for outflank against outflank", "7.5"),
+])
+def test_a_charter_table_with_a_hole_is_refused_when_the_charter_is_read(tables, message, rule):
+    from pbem.errors import UsageError
+    from pbem.ruleset import Seat, Setup
+
+    roster = (Seat("alice", ("france",), "player"), Seat("bob", ("britain",), "player"))
+    with pytest.raises(UsageError) as refused:
+        RULESET.check_setup(Setup("demo", roster, tables=tables))
+    assert message in refused.value.message and refused.value.rule == rule

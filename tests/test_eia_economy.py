@@ -4,12 +4,13 @@ E18-E21): tests/cases/empires_in_arms/economy.toml, each played through the rule
 
 A case starts from a scenario (`scenario`, default demo) with alice commanding France, bob
 Britain and carol Russia; `position` sets start ("YYYY-MM" of turn 1), turn, step, powers {power:
-{field: value}} (Austria is bob's active UMP unless it says otherwise), wars and
+{field: value}} (Austria is bob's active UMP unless it says otherwise), wars, corps added and
 must_accept_peace. `play` is a list of steps: {sealed = {player: [orders]}} for the sealed step open
 (every member not named seals nothing), or an order with its `player`; `dice` on either are drawn
 at the roll point after it. `refused` instead checks `pbem seal`'s refusal of one player's orders
 (its rule and field). `expect` checks the date (`month` "YYYY-MM"), `step`, powers' fields,
-`losses` (power, die, money) and where leaders stand (`leaders`, "gone" when not in the game,
+`losses` (power, die, money), `peace` (power, UMP, die, sues, [enemy, kind of peace]), `wars`,
+`informal_peace` and where leaders stand (`leaders`, "gone" when not in the game,
 "off" when off the map)."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from pbem.rules.empires_in_arms import schedule, sequence
+from pbem.rules.empires_in_arms.state import Corps
 
 from pbem import ruleset as rulesets
 from pbem.dice import FixedDice
@@ -43,6 +45,8 @@ def start(case: dict):
     if "wars" in position:
         state.wars = sorted(sorted(pair) for pair in position["wars"])
     state.must_accept_peace = position.get("must_accept_peace", [])
+    for name, facts in position.get("corps", {}).items():
+        state.corps[name] = Corps(facts["power"], facts["kind"], facts["area"], dict(facts["factors"]))
     schedule.arrive(state, sequence.month(state))  # as the turn opens
     sequence.open_step(state, position.get("step", "political_combinations"))
     return state
@@ -73,6 +77,12 @@ def test_case(case):
             RULESET.check_together(state, player, case["sealed"][player])
         assert (raised.value.rule, raised.value.field) == (expect["rule"], expect["field"]), str(raised.value)
         return
+    if "error" in expect:
+        play(state, case["play"][:-1])
+        with pytest.raises(IllegalOrder) as raised:
+            play(state, case["play"][-1:])
+        assert (raised.value.rule, raised.value.field) == (expect["error"]["rule"], expect["error"]["field"])
+        return
     play(state, case.get("play", []))
     if "month" in expect:
         year, month = sequence.month(state)
@@ -81,7 +91,13 @@ def test_case(case):
         assert state.step == expect["step"]
     for power, facts in expect.get("powers", {}).items():
         for key, value in facts.items():
-            assert getattr(state.powers[power], key) == value, f"{power}.{key}"
+            assert getattr(state.powers[power], key) == (None if value == "none" else value), f"{power}.{key}"
+    if "peace" in expect:
+        assert [[r["power"], r["ump"], r["die"], r["sues"], r.get("peace", [])] for r in state.peace["results"]] == \
+            expect["peace"]
+    for key in ("wars", "informal_peace"):
+        if key in expect:
+            assert getattr(state, key) == expect[key], key
     if "losses" in expect:
         found = [[loss["power"], loss["die"], loss["money"]] for loss in state.last_economic["losses"]]
         assert found == expect["losses"]
@@ -101,4 +117,5 @@ def test_case(case):
 
 def test_every_rule_of_the_economic_phase_has_a_case():
     cited = {case["rule"] for case in CASES}
-    assert {"12.11.3", "12.11.3.1", "10.5.2", "14.1.5.1.1", "14.1.5.1.2", "14.7.6", "E18", "E19"} <= cited, cited
+    assert {"12.11.3", "12.11.3.1", "10.5.2", "14.1.5.1.1", "14.1.5.1.2", "14.7.6", "14.3.3.8", "14.3.3.9", "E18",
+            "E19"} <= cited

@@ -4,7 +4,8 @@ E13-E18): tests/cases/empires_in_arms/land.toml, each played through the ruleset
 A case starts from the demo scenario in turn 1, in `phasing`'s land phase (default France), with
 alice commanding France, bob Britain (and Austria, his active UMP, at war with France) and carol
 Russia. `position` changes it: wars, powers, corps {id: {power, kind, area, factors}} added or
-replaced (with `origin`), `removed` corps and leaders, `leaders` {name: area}, `reacted` corps and `options`.
+replaced (with `origin`), `removed` corps and leaders, `leaders` {name: area}, `reacted_with`
+{corps: leader} and `options`.
 `orders` are played in turn, each by its `player` (or `sealed` {player: [orders]}, checked as
 `pbem seal` does, or `unchecked`, unsealed as they are), its `dice` drawn at the roll point
 after it.
@@ -52,8 +53,8 @@ def start(case: dict):
     for name, area in position.get("leaders", {}).items():
         state.leaders[name] = Leader(units.leader(name)["power"], area)
     land.start(state, position.get("phasing", "france"))
-    for name in position.get("reacted", []):
-        state.corps[name].reacted = True
+    for name, leader in position.get("reacted_with", {}).items():
+        state.corps[name].reacted_with = leader
     return state
 
 
@@ -152,3 +153,50 @@ def test_a_player_who_resigns_before_his_retreat():
     assert RULESET.pending(state).players == ("bob",)
     RULESET.resign(state, "bob")
     assert state.corps["au_3"].area == "vienna" and state.phasing == "russia"
+
+
+def test_the_mover_resigns_while_bob_is_asked():
+    """E9: alice resigns while bob is asked to react to fr_1 entering Munich: the move ends where
+    it stands; France, nobody's now, fights its battles (none here) and Russia's phase begins."""
+    state = start({"position": {"removed": ["au_cav"]}})
+    play(state, [{"player": "alice", "kind": "move", "units": ["fr_1"], "path": ["munich", "vienna"]}])
+    RULESET.resign(state, "alice")
+    assert state.corps["fr_1"].area == "munich" and state.phasing == "russia"
+    assert RULESET.pending(state).players == ("carol",)
+
+
+def test_a_player_resigns_while_his_reaction_die_is_due():
+    """E9: bob's interception waits for its die when he resigns: the attempt is withdrawn, the move
+    goes on into Vienna and ends beside au_1."""
+    state = start({"position": {"removed": ["au_cav"]}})
+    play(state, [{"player": "alice", "kind": "move", "units": ["fr_1"], "path": ["munich", "vienna"]}])
+    RULESET.apply(state, "bob", {"kind": "react", "corps": ["au_1"], "to": "munich", "leader": "charles"})
+    assert isinstance(RULESET.pending(state), Chance)
+    RULESET.resign(state, "bob")
+    assert not isinstance(RULESET.pending(state), Chance)
+    assert state.corps["fr_1"].area == "vienna" and state.corps["fr_1"].stopped
+    assert RULESET.pending(state).players == ("alice",)
+
+
+def test_the_mover_resigns_during_an_overrun_choice():
+    state = start({"position": {"removed": ["au_cav", "charles"], "corps": {
+        "fr_1": {"power": "france", "kind": "infantry", "area": "paris", "factors": {"infantry": 15}},
+        "au_3": {"power": "austria", "kind": "infantry", "area": "munich", "factors": {"infantry": 3}}}}})
+    play(state, [{"player": "alice", "kind": "move", "units": ["fr_1"], "path": ["munich"]},
+                 {"player": "alice", "kind": "overrun", "area": "munich"}])
+    RULESET.resign(state, "alice")
+    play(state, [{"player": "bob", "kind": "overrun_losses", "fate": "surrendered"}])
+    assert "au_3" not in state.corps and state.phasing == "russia"
+
+
+def test_the_last_defender_resigns_before_his_retreat_with_no_phase_left():
+    """E9: carol has resigned; bob resigns when asked to retreat after France's only battle: the
+    retreat is made for him and the turn goes on without a fault."""
+    state = _battle_in_munich()
+    RULESET.resign(state, "carol")
+    play(state, [{"sealed": {"alice": [{"kind": "tactic", "option": "assault"}],
+                             "bob": [{"kind": "tactic", "option": "defend"}]}, "dice": [4, 3]}])
+    RULESET.resign(state, "bob")
+    from pbem.ruleset import Over
+
+    assert isinstance(RULESET.pending(state), Over) and state.corps["au_3"].area == "vienna"

@@ -21,7 +21,7 @@ from pbem.errors import IllegalOrder
 from . import command, geography, units
 from .land import crossing, enemy_corps_in, is_corps
 from .reactions import commanding, nearest_refuges
-from .state import EiaState
+from .state import ACTIVE, INACTIVE, EiaState
 
 RULE = "7.5"
 ATTACKER_OPTIONS = ("outflank", "assault", "escalated_assault", "echelon", "probe")  # 18.1.2
@@ -228,19 +228,38 @@ def _inflicted(state: EiaState, strength: int, total: int) -> int:
 
 
 def _take_losses(state: EiaState, area: str, side: str, amount: int) -> int:
-    """Strength points off the side's corps there, militia first, then infantry, cavalry and guard
-    (14.3.3.7), corps by corps in name order; a corps left with nothing leaves the map."""
+    """Strength points off the side's corps there. In a mixed force an UMP takes no more than its
+    share of the force's strength (14.3.3.4): the UMPs' corps first up to their shares, then the
+    others, then, if they had too little, the UMPs again. Within each, militia first, then
+    infantry, cavalry and guard (14.3.3.7), corps by corps in name order. A corps left with
+    nothing leaves the map."""
+    corps = sorted(_side(state, area, side == "attacker"))
+    total = _strength(state, corps)
+    umps = {state.corps[n].power for n in corps if state.powers[state.corps[n].power].status in (ACTIVE, INACTIVE)}
+    mixed = len({state.corps[n].power for n in corps}) > 1
     taken = 0
-    for factor in LOSS_ORDER:
-        for name in sorted(_side(state, area, side == "attacker")):
-            unit = state.corps[name]
-            bite = min(unit.factors.get(factor, 0), amount - taken)
-            if bite:
-                unit.factors[factor] -= bite
-                taken += bite
-    for name in _side(state, area, side == "attacker"):
+    if mixed:
+        for power in sorted(umps):
+            mine = [n for n in corps if state.corps[n].power == power]
+            taken += _bite(state, mine, amount * _strength(state, mine) // total)
+        taken += _bite(state, [n for n in corps if state.corps[n].power not in umps], amount - taken)
+    taken += _bite(state, corps, amount - taken)
+    for name in corps:
         if not state.corps[name].strength:
             del state.corps[name]
+    return taken
+
+
+def _bite(state: EiaState, corps: list[str], amount: int) -> int:
+    """Up to `amount` strength points off these corps, militia first (14.3.3.7)."""
+    taken = 0
+    for factor in LOSS_ORDER:
+        for name in corps:
+            unit = state.corps[name]
+            bite = min(unit.factors.get(factor, 0), amount - taken)
+            if bite > 0:
+                unit.factors[factor] -= bite
+                taken += bite
     return taken
 
 
@@ -292,3 +311,7 @@ def resigned(state: EiaState, player: str) -> None:
             record["players"][side] = None
     if record.get("stage") == "retreat" and record["players"][record["loser"]] is None:
         retreat(state, player, {"to": nearest_refuges(state, record["powers"][record["loser"]], record["area"])[0]})
+    elif "checks" in record:  # solitaire combat (E24): his side stands, or its first choice is rolled
+        from . import solitaire
+
+        solitaire.resigned(state)

@@ -25,12 +25,12 @@ def phase_order(state: EiaState) -> list[str]:
 def start(state: EiaState, power: str) -> None:
     """A power's land phase opens: its corps get their movement points; every reaction allowance
     of the phase starts afresh."""
-    if state.phasing:
+    if state.phasing and state.land_log:  # the last phase where something happened, for the views
         state.last_phase = {"turn": state.turn, "power": state.phasing, "log": state.land_log}
     state.phasing, state.movement, state.reaction, state.overrun = power, {}, {}, {}
     state.waived, state.attack_minus, state.land_log, state.battles, state.battle = [], [], [], [], {}
     for unit in state.corps.values():
-        unit.reacted, unit.stopped, unit.moved = False, False, False
+        unit.reacted_with, unit.spent, unit.stopped, unit.moved = "", False, False, False
         unit.mp = int(units.kind(unit.kind)["movement"]) if unit.power == power else 0
     for leader in state.leaders.values():
         leader.failed = leader.done = False
@@ -49,7 +49,13 @@ def is_corps(unit: Corps) -> bool:
 
 
 def is_cavalry(unit: Corps) -> bool:
+    """A cavalry corps (12.3.9.4: untouched by an overrun)."""
     return bool(units.kind(unit.kind).get("cavalry"))
+
+
+def reacts_as_cavalry(unit: Corps) -> bool:
+    """Cavalry for the purposes of 12.3.7.4, the Austrian Light Infantry too."""
+    return is_cavalry(unit) or bool(units.kind(unit.kind).get("reacts_as_cavalry"))
 
 
 def crossing(a: str, b: str) -> str | None:
@@ -62,6 +68,9 @@ def crossing(a: str, b: str) -> str | None:
 def check_move(state: EiaState, order: Mapping) -> tuple[list[str], list[str], list[str]]:
     """The corps and leaders that move and the areas they enter; IllegalOrder otherwise."""
     names = [str(n) for n in order["units"]]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise IllegalOrder(f"{twice[0]} is named twice", rule=MOVE_RULE, field="units")
     moving = [n for n in names if n in state.corps]
     leaders = [n for n in names if n in state.leaders]
     unknown = [n for n in names if n not in moving and n not in leaders]
@@ -156,8 +165,8 @@ def walk(state: EiaState) -> None:
         for name in move["leaders"]:
             state.leaders[name].area = area
         move.update({"from": move["area"], "area": area, "declined": [], "intercepted": False})
-        if reactions.reactors(state):
-            return
+        if any(is_corps(state.corps[n]) for n in move["units"]) and reactions.reactors(state):
+            return  # a corps entering gives the enemy its reactions (12.3.7.4.1, 12.3.7.4.2)
         if not go_on(state):
             return
     state.movement = {}

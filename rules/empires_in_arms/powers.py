@@ -73,3 +73,13 @@ def economic_loss(zone_name: str, die: int) -> int | None:
     """10.5.2: the money lost in that zone on that modified die; None where the zone rolls none."""
     table = _data()["economic_loss"].get(zone_name)
     return None if table is None else int(table.get(str(die), 0))
+
+
+def status_vp(pp: int) -> int:
+    """14.3.3.8: the victory point number of the Political Status Display at `pp` political points
+    (E25)."""
+    found = 0
+    for band in _data()["status_vp"]:
+        if pp >= band["from"]:
+            found = band["vp"]
+    return int(found)

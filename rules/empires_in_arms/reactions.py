@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder
 
 from . import command, geography, units
-from .land import after_reactions, crossing, enemy_corps_in, is_cavalry, is_corps
-from .state import EiaState
+from .land import after_reactions, crossing, enemy_corps_in, is_corps, reacts_as_cavalry
+from .state import Corps, EiaState
 
 RULE = "12.3.7.4"
 CAVALRY_RATING = 4  # 12.3.7.4.2.1: cavalry entered only by cavalry withdraw on 4 or less
@@ -28,27 +28,33 @@ def commanding(state: EiaState, power: str, area: str) -> str | None:
     return min(present, key=units.seniority) if present else None
 
 
-def _fresh_corps(state: EiaState, power: str, area: str) -> list[str]:
-    return [name for name, unit in state.corps.items()
-            if unit.power == power and unit.area == area and is_corps(unit) and not unit.reacted]
+def free_to_react(unit: Corps, name: str, leader: str | None) -> bool:
+    """12.3.7.4.5, 12.3.7.4.7: a corps reacts again only with the leader it reacted with (or alone
+    again, if it reacted alone), and never after failing a reaction of its own."""
+    return not unit.spent and unit.reacted_with in ("", leader or name)
+
+
+def _fresh_corps(state: EiaState, power: str, area: str, leader: str | None) -> list[str]:
+    return [name for name, unit in state.corps.items() if unit.power == power and unit.area == area
+            and is_corps(unit) and free_to_react(unit, name, leader)]
 
 
 def _ready(state: EiaState, power: str, area: str) -> bool:
     leader = commanding(state, power, area)
     return bool(leader and not (state.leaders[leader].failed or state.leaders[leader].done)
-                and _fresh_corps(state, power, area))
+                and _fresh_corps(state, power, area, leader))
 
 
 def _cavalry_alone(state: EiaState, power: str, area: str) -> bool:
     """12.3.7.4.2.1: the power's corps there are all cavalry (the Light Infantry counts), at least one."""
     present = [u for u in state.corps.values() if u.power == power and u.area == area and is_corps(u)]
-    return bool(present) and all(is_cavalry(u) for u in present)
+    return bool(present) and all(reacts_as_cavalry(u) for u in present)
 
 
 def _alone_ready(state: EiaState, power: str, area: str) -> bool:
     """12.3.7.4.7: under option 12.3.7.1 a corps without a leader reacts by itself."""
     option = bool(state.setup.options.get("leaderless_reactions"))
-    return option and commanding(state, power, area) is None and bool(_fresh_corps(state, power, area))
+    return option and commanding(state, power, area) is None and bool(_fresh_corps(state, power, area, None))
 
 
 def can_react(state: EiaState, power: str) -> bool:
@@ -56,7 +62,7 @@ def can_react(state: EiaState, power: str) -> bool:
     entered = state.movement["area"]
     if _ready(state, power, entered) or _alone_ready(state, power, entered):
         return True
-    if _cavalry_alone(state, power, entered) and _fresh_corps(state, power, entered):
+    if _cavalry_alone(state, power, entered) and _fresh_corps(state, power, entered, None):
         return True
     return any((_ready(state, power, area) or _alone_ready(state, power, area))
                and not enemy_corps_in(state, area, power) for area, _ in geography.neighbours(entered))
@@ -84,6 +90,10 @@ def check(state: EiaState, player: str, order: Mapping) -> dict:
         raise IllegalOrder(f"{power} is not at war with {state.phasing}", rule=RULE, field="corps")
     to = geography.area_named(str(order["to"]))
     leader = _leader(state, power, area, order.get("leader"))
+    for name in names:
+        if not free_to_react(state.corps[name], name, leader):
+            raise IllegalOrder(f"{name} reacted with {state.corps[name].reacted_with} this phase: not with another",
+                               rule="12.3.7.4.5", field="corps")
     company = _company(state, power, area, leader, order.get("leaders", []))
     if area != entered:
         found = _interception(state, power, area, to, leader, names)
@@ -103,8 +113,8 @@ def _their_power_and_area(state: EiaState, player: str, names: list[str]) -> tup
         if units.kind(unit.kind).get("garrison"):
             raise IllegalOrder(f"{name} is a garrison: depot and city garrisons never react", rule="12.3.7.4.2",
                                field="corps")
-        if unit.reacted:
-            raise IllegalOrder(f"{name} has reacted already this phase", rule="12.3.7.4.5", field="corps")
+        if unit.spent:
+            raise IllegalOrder(f"{name} failed a reaction of its own this phase", rule="12.3.7.4.7", field="corps")
     first = state.corps[names[0]]
     if any((state.corps[n].power, state.corps[n].area) != (first.power, first.area) for n in names):
         raise IllegalOrder("the corps of one reaction are one power's, in one area", rule=RULE, field="corps")
@@ -161,9 +171,9 @@ def _interception(state, power, area, to, leader, names) -> dict:
         raise IllegalOrder(f"enemy corps already occupy {area}", rule="12.3.7.4.1", field="corps")
     _needs_leader(state, leader, names, "12.3.7.4.1")
     modifiers = {}
-    if geography.areas()[entered]["terrain"] == "mountain" or crossing(area, entered):
+    if geography.areas()[entered]["terrain"] == "mountain" or crossing(area, entered) == "river":
         modifiers["into mountains or across a river"] = -1
-    if any(u.area == entered and is_corps(u) and is_cavalry(u) and u.power in {power} | state.allies_of(power)
+    if any(u.area == entered and is_corps(u) and reacts_as_cavalry(u) and u.power in {power} | state.allies_of(power)
            for u in state.corps.values()):
         modifiers["friendly cavalry there"] = 1
     return {"kind": "interception", "rating": _rating(state, power, area, leader, names),
@@ -187,7 +197,7 @@ def _withdrawal(state, power, to, leader, names) -> dict:
 def _withdrawal_modifiers(state: EiaState) -> dict[str, int]:
     """12.3.7.4.2: +1 if the enemy came from a mountain area or across a river."""
     entered, came_from = state.movement["area"], state.movement["from"]
-    if geography.areas()[came_from]["terrain"] == "mountain" or crossing(came_from, entered):
+    if geography.areas()[came_from]["terrain"] == "mountain" or crossing(came_from, entered) == "river":
         return {"the enemy came from mountains or across a river": 1}
     return {}
 
@@ -214,8 +224,9 @@ def _cavalry(state, power, to, leader, names) -> dict:
     if to not in choices:
         raise IllegalOrder(f"cavalry withdraws to the area nearest a friendly force: {', '.join(choices)}",
                            rule="12.3.7.4.2.1", field="to")
-    infantry = [n for n in state.movement["units"] if not is_cavalry(state.corps[n])]
-    infantry += [n for n in enemy_corps_in(state, entered, power) if not is_cavalry(state.corps[n])]
+    movers = [state.corps[n] for n in state.movement["units"]]
+    infantry = [u for u in movers if is_corps(u) and not reacts_as_cavalry(u)]
+    infantry += [state.corps[n] for n in enemy_corps_in(state, entered, power) if not reacts_as_cavalry(state.corps[n])]
     if infantry:
         return {"kind": "cavalry withdrawal", "rating": 6, "modifiers": {}, "automatic": True}
     if leader:  # the owner's choice: the leader's rating, as for any withdrawal (E16)
@@ -278,9 +289,12 @@ def _settle(state: EiaState, attempt: dict, die: int | None) -> None:
     success = attempt["needed"] >= die if die is not None else attempt["needed"] > 0
     for name in attempt["corps"]:
         unit = state.corps[name]
-        unit.reacted = unit.reacted or success or attempt["leader"] is None  # 12.3.7.4.5, 12.3.7.4.7
-        if success:
-            unit.area = attempt["to"]
+        if success:  # 12.3.7.4.5: with this leader only from now on (or alone, 12.3.7.4.7)
+            unit.reacted_with, unit.area = attempt["leader"] or name, attempt["to"]
+            # 12.3.7.4.4 for its integral leader (12.3.7.4.7): among enemy corps it reacts no more
+            unit.spent = attempt["leader"] is None and bool(enemy_corps_in(state, unit.area, unit.power))
+        elif attempt["leader"] is None or attempt["kind"] == "cavalry withdrawal":
+            unit.spent = True  # 12.3.7.4.7; 12.3.7.4.2.1 and E15: one try, with either rating
     if attempt["leader"]:
         leader = state.leaders[attempt["leader"]]
         leader.failed = not success
@@ -291,7 +305,7 @@ def _settle(state: EiaState, attempt: dict, die: int | None) -> None:
     if success and attempt["kind"] == "interception":
         state.movement["intercepted"] = True
     state.land_log.append({"event": attempt["kind"], "at": state.movement["area"], **({"die": die} if die else {}),
-                           "success": success,
+                           "success": success, **({"automatic": True} if attempt.get("automatic") else {}),
                            **{k: attempt[k] for k in ("player", "power", "leader", "corps", "from", "to", "rating",
                                                       "modifiers", "needed")}})
     if not reactors(state):

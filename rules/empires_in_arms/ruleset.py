@@ -13,12 +13,14 @@ from pbem.ruleset import Chance, Decision, OrderKind, Over, Ruleset, Setup, View
 
 from ..common.plain import plain_copy
 from . import (
+    charter_tables,
     combat,
     command,
     economy,
     geography,
     land,
     overrun,
+    peace,
     powers,
     reactions,
     schedule,
@@ -50,7 +52,7 @@ class EmpiresInArms(Ruleset[EiaState]):
                 seen[side] = seat.id
         if len([p for p in setup.players if self.commands(setup, p)]) < 2:
             raise UsageError("Empires in Arms needs two players or more commanding powers", field="players")
-        _check_table(setup.tables.get("natural_alliance"))
+        charter_tables.check(setup.tables)
 
     def commands(self, setup: Setup, player: str) -> list[str]:
         """The powers a player commands, in data order."""
@@ -104,6 +106,11 @@ class EmpiresInArms(Ruleset[EiaState]):
             return Chance()
         if state.step == "land":
             return _land_decision(state)
+        if state.step == "peace":
+            if state.peace["tries"]:
+                return Chance()
+            return Decision((peace.deciding(state) or "",), f"turn {state.turn}'s peace step: force_peace ump=... "
+                            "for each UMP you would force to sue (14.3.3.8), or no_force_peace")
         if state.step == "political_combinations":
             return Decision(economy.members(state), f"turn {state.turn}'s New Political Combinations: seal your "
                             "landwehr decisions (pbem seal 'landwehr power=austria active=true'), or nothing")
@@ -113,6 +120,9 @@ class EmpiresInArms(Ruleset[EiaState]):
 
     def apply(self, state: EiaState, player: str, order: Mapping) -> EiaState:
         kind = self.check_order(order).kind
+        if state.step == "peace":
+            _peace_order(state, player, kind, order)
+            return state
         if state.step != "land" or _sealed_battle(state):
             raise IllegalOrder(f"{kind} is not given now: this step is sealed (pbem seal '"
                                f"{self.legal_sealed(state)} ...')", rule=ump_control.RULE, field="kind")
@@ -122,6 +132,7 @@ class EmpiresInArms(Ruleset[EiaState]):
             raise IllegalOrder(f"{kind} is not open to {player} now: {getattr(asked, 'prompt', 'dice are due')}",
                                rule=self.order_kinds[kind].rule, field="kind")
         LAND_HANDLERS[kind](state, player, order)
+        advance_if_orphaned(state)
         return state
 
     @staticmethod
@@ -157,8 +168,13 @@ class EmpiresInArms(Ruleset[EiaState]):
         return state
 
     def resolve(self, state: EiaState, dice, private) -> EiaState:
-        if state.reaction:
+        if state.step == "peace":
+            peace.resolve(state, dice)
+            if not peace.deciding(state):
+                sequence.after(state, "peace")
+        elif state.reaction:
             reactions.resolve(state, dice)
+            advance_if_orphaned(state)
         elif state.battle.get("stage") == "options_roll":
             solitaire.roll_options(state, dice)
         elif state.battle.get("stage") == "check_roll":
@@ -188,12 +204,16 @@ class EmpiresInArms(Ruleset[EiaState]):
             state.powers[power].status = UNCONTROLLED
         if state.step == "land":
             _resign_in_land_phase(state, player)
+        elif state.step == "peace" and not state.peace["tries"] and not peace.deciding(state):
+            sequence.after(state, "peace")
         return state
 
     def legal(self, state: EiaState, player: str) -> list[OrderKind]:
         asked = self.pending(state)
         if not isinstance(asked, Decision) or player not in asked.players:
             return []
+        if state.step == "peace":
+            return [self.order_kinds["force_peace"], self.order_kinds["no_force_peace"]]
         if state.step != "land" or _sealed_battle(state):
             return [self.order_kinds[self.legal_sealed(state)]]
         return [self.order_kinds[kind] for kind in LAND_ORDERS[_situation(state)]]
@@ -251,9 +271,10 @@ class EmpiresInArms(Ruleset[EiaState]):
 
 # ---------------------------------------------------------------------------------- the land phase
 
+# plain data, dumped and copied as it is
 LAND_KEYS = ("phasing", "movement", "reaction", "overrun", "waived", "attack_minus", "prisoners", "land_log",
-             "last_phase", "battles", "battle",
-             "free_states", "schedule", "last_economic", "ottoman_penalties")  # plain data, dumped and copied as it is
+             "last_phase", "battles", "battle", "free_states", "schedule", "last_economic", "ottoman_penalties",
+             "informal_peace", "peace")
 LAND_ORDERS = {"moving": ("move", "overrun", "end_land_phase"), "reacting": ("react", "decline", "no_reactions"),
                "overrun": ("overrun_losses",), "retreat": ("retreat",), "tactics": ("tactic",),
                "solitaire_choice": ("tactic",), "checks": ("tactics_check", "stand")}
@@ -298,6 +319,15 @@ def _land_decision(state: EiaState) -> Decision | Chance:
                     "path=..., overrun area=..., or end_land_phase")
 
 
+def _peace_order(state: EiaState, player: str, kind: str, order: Mapping) -> None:
+    if kind not in ("force_peace", "no_force_peace") or peace.deciding(state) != player:
+        raise IllegalOrder(f"{kind} is not open to {player} now: the peace step asks "
+                           f"{peace.deciding(state)} (force_peace or no_force_peace)", rule=peace.RULE, field="kind")
+    (peace.force if kind == "force_peace" else peace.decline)(state, player, order)
+    if not peace.deciding(state) and not state.peace["tries"]:
+        sequence.after(state, "peace")
+
+
 def _sealed_battle(state: EiaState) -> bool:
     return bool(state.battle) and state.battle["stage"] == "tactics" and len(combat.choosing(state)) > 1
 
@@ -323,26 +353,27 @@ def _battle_decision(state: EiaState) -> Decision | Chance:
 
 
 def _resign_in_land_phase(state: EiaState, player: str) -> None:
-    """E9 in a land phase: his phase ends, he reacts no more, his overrun units are destroyed."""
+    """E9 in a land phase: he reacts no more (an attempt of his waiting for its die is withdrawn),
+    a side of his in battle is rolled for, his overrun units are destroyed; if his power was
+    moving, its move ends where it stands and its phase ends (its battles still fought)."""
     state.waived.append(player)
+    if state.reaction.get("player") == player:
+        state.reaction = {}
     if state.battle:
         combat.resigned(state, player)
+    if state.step != "land" or not state.phasing:
+        return
     if state.overrun:
         overrun.settle_if_chosen(state)
-    if state.movement and not reactions.reactors(state):
+    if command.commander(state, state.phasing) is None:
+        state.movement = {}
+    if state.movement and not state.reaction and not reactions.reactors(state):
         land.after_reactions(state)
-    if not state.movement and not state.overrun and command.commander(state, state.phasing) is None:
-        sequence.next_land_phase(state, state.phasing)
+    advance_if_orphaned(state)
 
 
-def _check_table(table) -> None:
-    """14.3.1.2: a charter's Natural Alliance Table gives a whole number for every bidding power
-    and every other power, rows the bidders (E1)."""
-    if table is None:
-        return
-    for power in powers.order():
-        row = table.get(power) if isinstance(table, dict) else None
-        for ump in powers.order():
-            if ump != power and not (isinstance(row, dict) and type(row.get(ump)) is int):
-                raise UsageError(f"tables.natural_alliance needs a whole number for {power} bidding for {ump}",
-                                 rule="14.3.1.2", field="tables.natural_alliance")
+def advance_if_orphaned(state: EiaState) -> None:
+    """A phase whose power nobody commands any more (E9) ends once nothing is left open in it."""
+    idle = not (state.movement or state.reaction or state.overrun or state.battle)
+    if state.step == "land" and state.phasing and idle and command.commander(state, state.phasing) is None:
+        combat.open_battles(state)

@@ -9,7 +9,7 @@ from functools import cache
 
 from pbem import datafile
 
-from . import land, powers, schedule
+from . import land, peace, powers, schedule
 from .state import EiaState
 
 
@@ -49,8 +49,9 @@ def after(state: EiaState, step: str) -> None:
 def open_step(state: EiaState, step: str) -> None:
     state.step = step
     if step == "peace":
-        _peace(state)
-        after(state, step)
+        peace.open_step(state)
+        if not peace.deciding(state):
+            after(state, step)
     elif step == "land":
         next_land_phase(state, None)
 
@@ -64,22 +65,3 @@ def next_land_phase(state: EiaState, ended: str | None) -> None:
         return
     land.start(state, "")
     after(state, "land")
-
-
-def _peace(state: EiaState) -> None:
-    """E18: an UMP bound by 14.3.6.1a accepts the harshest terms, unconditional surrender, from
-    every power it is at war with; the wars end."""
-    for ump in state.must_accept_peace:
-        for pair in [pair for pair in state.wars if ump in pair]:
-            enemy = pair[0] if pair[1] == ump else pair[1]
-            state.wars.remove(pair)
-            surrender(state, ump, enemy)
-    state.must_accept_peace = []
-
-
-def surrender(state: EiaState, power: str, to: str) -> None:
-    """An unconditional surrender, recorded with its turn (14.3.1.1.7, 12.11.3)."""
-    if [power, to] not in state.surrendered:
-        state.surrendered.append([power, to])
-    if state.powers[power].surrendered_in is None:
-        state.powers[power].surrendered_in = state.turn

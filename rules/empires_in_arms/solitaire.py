@@ -36,6 +36,18 @@ def choose(state, player: str, order: Mapping) -> None:
     record["stage"] = "options_roll"
 
 
+def resigned(state) -> None:
+    """A side nobody commands any more stands; its first choice, if still owed, is rolled."""
+    record = state.battle
+    for side, who in record["players"].items():
+        if who is None and record["checks"][side] == "open":
+            record["checks"][side] = "stood"
+    if record["stage"] == "solitaire_choice" and record["players"]["defender"] is None:
+        record["stage"] = "options_roll"
+    elif record["stage"] == "checks" and record["players"][record["to_check"]] is None:
+        _next_check(state)
+
+
 def roll_options(state, dice) -> None:
     record = state.battle
     for side in ("defender", "attacker"):

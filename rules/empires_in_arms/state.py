@@ -43,7 +43,8 @@ class Corps:
     factors: dict[str, int]  # infantry, cavalry, militia, guard
     origin: str = ""  # the minor (free state) it was raised in, if not its power's own (12.10)
     mp: int = 0  # movement points left in its power's land phase
-    reacted: bool = False  # it reacted with a leader this phase (12.3.7.4.5)
+    reacted_with: str = ""  # the leader it reacted with this phase, or its own name alone (12.3.7.4.5, 12.3.7.4.7)
+    spent: bool = False  # it may react alone no more this phase (12.3.7.4.7, 12.3.7.4.4; 12.3.7.4.2.1)
     stopped: bool = False  # it must cease movement (12.3.7.4.1, 12.3.7.4.2.2, 12.3.9.5)
     moved: bool = False  # it moved this phase (an overrun interrupts a move, 12.3.9.2)
 
@@ -69,6 +70,8 @@ class EiaState:
     wars: list[list[str]] = field(default_factory=list)  # sorted pairs of powers
     alliances: list[list[str]] = field(default_factory=list)
     surrendered: list[list[str]] = field(default_factory=list)  # [UMP, power it surrendered to] (14.3.1.1.7)
+    peace: dict = field(default_factory=dict)  # this turn's peace step: who decided, tries, results (14.3.3.8)
+    informal_peace: list[list[str]] = field(default_factory=list)  # wars the last peace step ended (14.3.3.9)
     must_accept_peace: list[str] = field(default_factory=list)  # UMPs to accept any terms at the next peace (14.3.6.1a)
     control: dict[str, str] = field(default_factory=dict)  # territory -> the power holding it (free minors absent)
     corps: dict[str, Corps] = field(default_factory=dict)

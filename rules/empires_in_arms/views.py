@@ -45,7 +45,33 @@ def render_powers(data: dict):
 
 
 def diplomacy_data(state: EiaState) -> dict:
-    return {"last_control": state.last_control, "voided": state.voided}
+    return {"last_control": state.last_control, "voided": state.voided, "last_economic": state.last_economic,
+            "informal_peace": state.informal_peace, "peace": state.peace}
+
+
+def _peace_lines(record: dict) -> list[str]:
+    """This turn's tries to force an UMP to sue (14.3.3.8)."""
+    lines = []
+    for result in record.get("results", []):
+        made = ", ".join(f"{kind} peace with {enemy}" for enemy, kind in result.get("peace", []))
+        lines.append(f"peace step, turn {record['turn']}: {result['power']} forces {result['ump']} to sue: die "
+                     f"{result['die']} against {result['above']}: " + (f"it sues: {made}" if result["sues"] else
+                                                                       "it fights on") + " (14.3.3.8)")
+    return lines
+
+
+def _economic_lines(record: dict) -> list[str]:
+    """The last New Political Combinations step and loss rolls (12.11.3, 10.5.2)."""
+    if not record:
+        return []
+    lines = [f"New Political Combinations, turn {record['turn']}:"]
+    lines += [f"  {d['power']}'s landwehr {'activated' if d['active'] else 'deactivated'} by {d['player']} "
+              "(2 PP, 12.11.3)" for d in record["landwehr"]]
+    lines += [f"  voided: {v['player']}'s order {v['order']} ({v['rule']}: {v['why']})" for v in record["voided"]]
+    lines += [f"  {loss['power']} ({loss['zone']}) economic loss: die {loss['die']}"
+              + (f", landwehr -1 = {loss['modified']}" if "landwehr" in loss else "") + f": ${loss['money']} (10.5.2)"
+              for loss in record["losses"]]
+    return lines if len(lines) > 1 else [*lines, "  no landwehr decision, no loss roll"]
 
 
 def render_diplomacy(data: dict):
@@ -57,7 +83,9 @@ def render_diplomacy(data: dict):
     control = data["last_control"]
     if not control:
         return Text("No UMP Control Step has been rolled yet.")
-    lines = [literal(f"UMP Control Step, {_when(control['turn'])}")]
+    lines = [literal(f"informal peace (14.3.3.9): {' and '.join(pair)}") for pair in data["informal_peace"]]
+    lines += [literal(line) for line in _peace_lines(data["peace"])]
+    lines.append(literal(f"UMP Control Step, {_when(control['turn'])}"))
     for ump, result in control["umps"].items():
         lines.append(literal(f"{ump}: {result['status']}" + (f", to {result['winner']}" if "winner" in result else "")))
         for roll in result["rolls"]:
@@ -73,6 +101,7 @@ def render_diplomacy(data: dict):
     for voided in data["voided"]:
         lines.append(literal(f"voided: {voided['player']}'s order {voided['order']} ({voided['rule']}: "
                              f"{voided['why']})"))
+    lines += [literal(line) for line in _economic_lines(data["last_economic"])]
     return Group(*lines)
 
 
@@ -143,20 +172,49 @@ def render_area(data: dict):
 
 def land_data(state: EiaState) -> dict:
     return {"turn": state.turn, "step": state.step, "phasing": state.phasing, "movement": state.movement,
-            "overrun": state.overrun, "log": state.land_log, "attack_minus": state.attack_minus,
+            "overrun": state.overrun, "log": state.land_log, "last_phase": state.last_phase,
+            "attack_minus": state.attack_minus,
             "prisoners": state.prisoners,
             "units": {name: {"power": u.power, "kind": u.kind, "area": u.area, "strength": u.strength, "mp": u.mp,
                              "stopped": u.stopped} for name, u in state.corps.items()},
             "leaders": {name: leader.area for name, leader in state.leaders.items()}}
 
 
+def _battle_line(event: dict) -> str:
+    sides = event["powers"]
+    head = (f"battle in {event['area']}: {sides['attacker']} ({event['strength']['attacker']}) attacks "
+            f"{sides['defender']} ({event['strength']['defender']})")
+    if event["trivial"]:
+        head += ", 5 to 1 or more: trivial combat (12.3.9.1)"
+    options = event.get("options", {})
+    if options:
+        head += f"; options {options.get('attacker', '-')} against {options.get('defender', '-')}"
+    for check in event.get("check_log", []):
+        head += (f"; the {check['side']} stands" if check.get("stood") else
+                 f"; {check['side']}'s tactics check {check['die']} against {check['rating']}: "
+                 + (f"passed, {check['option']}" if check["passed"] else "failed"))
+    for side, roll in event.get("rolls", {}).items():
+        mods = "".join(f" {name} {value:+d}" for name, value in roll["modifiers"].items())
+        head += f"; {side} die {roll['die']}{mods} = {roll['total']}"
+    losses = ", ".join(f"{side} {lost}" for side, lost in event.get("losses", {}).items())
+    head += f"; losses: {losses or 'none'}; the {event['loser']} loses"
+    if "surrendered" in event:
+        return head + " and surrenders, with no area to retreat into"
+    return head + (f" and retreats to {event['retreat']}" if "retreat" in event else "")
+
+
 def _event_line(event: dict) -> str:
+    if event["event"] == "battle":
+        return _battle_line(event)
     if event["event"] == "overrun":
-        fates = ", ".join(f"{p} {f}" for p, f in event.get("fates", {}).items())
+        fates = ", ".join(f"{p} chose {f}" for p, f in event.get("fates", {}).items())
         return (f"overrun in {event['area']}: {event['attack']} against {event['defence']}, "
                 + ("5 to 1: swept" + (f" ({fates})" if fates else "") if event["success"] else
                    "under 5 to 1: the movers stop and attack at -1 (12.3.9.5)"))
     who = event["leader"] or ", ".join(event["corps"])
+    if event.get("automatic"):
+        return (f"{event['event']} by {who} ({event['power']}) from {event['from']} to {event['to']}: cavalry alone, "
+                "entered by infantry or beside it, withdraws at will (12.3.7.4.2.1)")
     mods = "".join(f", {name} {value:+d}" for name, value in event["modifiers"].items())
     die = f"die {event['die']}" if "die" in event else "no die needed"
     return (f"{event['event']} by {who} ({event['power']}) from {event['from']} to {event['to']}: rating "
@@ -177,6 +235,10 @@ def render_land(data: dict):
         lines.append(literal(f"moving: {', '.join(move['units'] + move['leaders'])} in {move['area']}, "
                              f"waiting for reactions" + (f"; then {', '.join(move['rest'])}" if move["rest"] else "")))
     lines += [literal(_event_line(event)) for event in data["log"]]
+    last = data["last_phase"]
+    if last and last["log"]:
+        lines.append(literal(f"the last land phase with events, {last['power']}'s in {_when(last['turn'])}:"))
+        lines += [literal("  " + _event_line(event)) for event in last["log"]]
     for area in data["attack_minus"]:
         lines.append(literal(f"{area}: the phasing forces attack at -1 (12.3.9.5)"))
     table = Table(title=literal("Units on the map"), title_justify="left")
@@ -193,7 +255,8 @@ def all_views(state: EiaState, commands: dict[str, list[str]]) -> Mapping[str, V
     return {
         "powers": View("each major power: player's or UMP (active, inactive, neutral), controller, PP, money",
                        lambda: powers_data(state), render_powers),
-        "diplomacy": View("the last UMP Control Step: every overture's dice and modifiers, and the voided ones",
+        "diplomacy": View("the last UMP Control Step (every overture's dice and modifiers, the voided ones), the "
+                          "last landwehr decisions and economic loss rolls, and informal peace",
                           lambda: diplomacy_data(state), render_diplomacy),
         "area": View("one area of the sample map: terrain, territory, who holds it, forces, borders",
                      lambda name="": area_data(state, name), render_area),
