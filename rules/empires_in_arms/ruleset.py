@@ -264,6 +264,11 @@ class EmpiresInArms(Ruleset[EiaState]):
                        leaders={name: replace(leader) for name, leader in state.leaders.items()},
                        **{key: plain_copy(getattr(state, key)) for key in LAND_KEYS})
 
+    def picture(self, state: EiaState, focus: str | None = None) -> str | None:
+        from . import picture
+
+        return picture.draw(state, focus)
+
     def views(self, state: EiaState, private: Mapping[str, dict] | None = None) -> Mapping[str, View]:
         players = [p for p in state.setup.players if p not in state.resigned]
         return views.all_views(state, {p: self.commands(state.setup, p) for p in players})
