@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from helpers import pbem_on
+from pbem.rules.empires_in_arms.picture import COLOURS, DONE, FAILED, FREE
 from test_eia_land import play, start
 
 from pbem import ruleset as rulesets
 from pbem.errors import UsageError
-from pbem.rules.empires_in_arms.picture import COLOURS, DONE, FAILED, FREE
 
 SVG = "{http://www.w3.org/2000/svg}"
 RULESET = rulesets.load("empires_in_arms")
