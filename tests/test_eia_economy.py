@@ -4,9 +4,10 @@ E18-E21): tests/cases/empires_in_arms/economy.toml, each played through the rule
 
 A case starts from a scenario (`scenario`, default demo) with alice commanding France, bob
 Britain and carol Russia; `position` sets start ("YYYY-MM" of turn 1), turn, step, powers {power:
-{field: value}} (Austria is bob's active UMP unless it says otherwise), wars, corps added and
-must_accept_peace. `play` is a list of steps: {sealed = {player: [orders]}} for the sealed step open
-(every member not named seals nothing), or an order with its `player`; `dice` on either are drawn
+{field: value}} (Austria is bob's active UMP unless it says otherwise), wars, corps added,
+must_accept_peace and `players` {player: sides} changed. `play` is a list of steps: {sealed =
+{player: [orders]}} for the sealed step open (every member not named seals nothing), or an order
+with its `player`; `dice` on either are drawn
 at the roll point after it. `refused` instead checks `pbem seal`'s refusal of one player's orders
 (its rule and field). `expect` checks the date (`month` "YYYY-MM"), `step`, powers' fields,
 `losses` (power, die, money), `peace` (power, UMP, die, sues, [enemy, kind of peace]), `wars`,
@@ -33,7 +34,8 @@ PLAYERS = {"alice": ["france"], "bob": ["britain"], "carol": ["russia"]}
 
 
 def start(case: dict):
-    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in PLAYERS.items())
+    players = {**PLAYERS, **case.get("position", {}).get("players", {})}
+    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in players.items())
     state = RULESET.new_state(Setup(case.get("scenario", "demo"), roster))
     position = case.get("position", {})
     state.powers["austria"].status, state.powers["austria"].controller = "active", "britain"
@@ -117,5 +119,5 @@ def test_case(case):
 
 def test_every_rule_of_the_economic_phase_has_a_case():
     cited = {case["rule"] for case in CASES}
-    assert {"12.11.3", "12.11.3.1", "10.5.2", "14.1.5.1.1", "14.1.5.1.2", "14.7.6", "14.3.3.8", "14.3.3.9", "E18",
-            "E19"} <= cited
+    assert {"12.11.2", "12.11.3", "12.11.3.1", "10.5.2", "14.1.5.1.1", "14.1.5.1.2", "14.7.6", "14.3.3.8",
+            "14.3.3.9", "E18", "E19"} <= cited

@@ -66,7 +66,7 @@ def test_the_picture_through_the_cli(tmp_path):
     game = tmp_path / "game"
     shutil.copytree(EXAMPLE, game)
     code, out, err = pbem_on(game, "show", "picture", "--out", str(tmp_path / "map.svg"))
-    assert "map.svg" in out
+    assert "map.svg" in out + err
     assert code == 0, err
     found = shapes((tmp_path / "map.svg").read_text(encoding="utf-8"))
     assert found["area-amsterdam"].get("fill") == COLOURS["france"]

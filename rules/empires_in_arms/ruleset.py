@@ -69,6 +69,7 @@ class EmpiresInArms(Ruleset[EiaState]):
                          alliances=sorted(sorted(p) for p in scenario.get("alliances", [])),
                          surrendered=[list(p) for p in scenario.get("surrendered", [])],
                          bourbon=bool(scenario.get("bourbon", False)),
+                         militia_conversion=bool(scenario.get("militia_conversion", False)),
                          control={**{t: f["home"] for t, f in geography.territories().items() if "home" in f},
                                   **scenario.get("control", {})},
                          leaders={name: Leader(units_facts.leader(name)["power"], area)
@@ -279,7 +280,7 @@ class EmpiresInArms(Ruleset[EiaState]):
 # plain data, dumped and copied as it is
 LAND_KEYS = ("phasing", "movement", "reaction", "overrun", "waived", "attack_minus", "prisoners", "land_log",
              "last_phase", "battles", "battle", "free_states", "schedule", "last_economic", "ottoman_penalties",
-             "informal_peace", "peace")
+             "informal_peace", "peace", "conversions", "militia_conversion")
 LAND_ORDERS = {"moving": ("move", "overrun", "end_land_phase"), "reacting": ("react", "decline", "no_reactions"),
                "overrun": ("overrun_losses",), "retreat": ("retreat",), "tactics": ("tactic",),
                "solitaire_choice": ("tactic",), "checks": ("tactics_check", "stand")}

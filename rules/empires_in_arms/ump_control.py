@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pbem.errors import IllegalOrder
 
-from . import geography, powers
+from . import geography, militia, powers
 from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, EiaState
 
 RULE = "14.3.1.1.1"
@@ -33,9 +33,13 @@ def check(state: EiaState, commands: Sequence[str], orders: Sequence[Mapping]) -
     """The overtures these sealed orders make, each with its power; IllegalOrder for the first one
     that cannot stand (what `pbem seal` refuses, and what unsealing voids)."""
     made: list[dict] = []
+    converted: list[dict] = []
     for index, order in enumerate(orders, 1):
         try:
-            made.append(_overture(state, commands, order, made))
+            if order.get("kind") == "convert_militia":  # 12.11.2, sealed with the overtures before the game
+                converted.append(militia.conversion(state, commands, order, converted))
+            else:
+                made.append(_overture(state, commands, order, made))
         except IllegalOrder as exc:
             exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
             raise
@@ -152,12 +156,18 @@ def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None], command
     state.overtures, state.voided = [], []
     for player, given in sealed.items():
         made: list[dict] = []
+        converted: list[dict] = []
         for index, order in enumerate(given or [], 1):
             try:
                 check_kind(order)
-                made.append(_overture(state, commands[player], order, made))
+                if order.get("kind") == "convert_militia":
+                    converted.append(militia.conversion(state, commands[player], order, converted))
+                else:
+                    made.append(_overture(state, commands[player], order, made))
             except IllegalOrder as exc:
                 state.voided.append({"player": player, "order": index, "rule": exc.rule, "why": exc.message})
+        militia.convert(state, converted)
+        state.conversions += converted
         if given is None:
             state.voided.append({"player": player, "order": 0, "rule": "PROTOCOL §5",
                                  "why": "the unsealed text could not be read"})
