@@ -1,18 +1,20 @@
-"""Rule cases of Empires in Arms' Economic Phase after the UMP Control Step and of the calendar
-(seed 003, 12.11.3 landwehr, 10.5.2 economic loss, 14.1.5.1 and 14.7.6 set-up patches; RULINGS
-E18-E21): tests/cases/empires_in_arms/economy.toml, each played through the ruleset.
+"""Rule cases of Empires in Arms' peace step, Economic Phase after the UMP Control Step, calendar
+and set-up (seed 003: 12.10 and 12.11 militia, landwehr and manpower, 10.5.2 economic loss,
+14.3.3.8-9 peace with an UMP, 14.1.5.1 and 14.7.6 set-up patches; RULINGS E18-E28):
+tests/cases/empires_in_arms/economy.toml, each played through the ruleset.
 
 A case starts from a scenario (`scenario`, default demo) with alice commanding France, bob
 Britain and carol Russia; `position` sets start ("YYYY-MM" of turn 1), turn, step, powers {power:
 {field: value}} (Austria is bob's active UMP unless it says otherwise), wars, corps added,
-must_accept_peace and `players` {player: sides} changed. `play` is a list of steps: {sealed =
-{player: [orders]}} for the sealed step open (every member not named seals nothing), or an order
-with its `player`; `dice` on either are drawn
-at the roll point after it. `refused` instead checks `pbem seal`'s refusal of one player's orders
-(its rule and field). `expect` checks the date (`month` "YYYY-MM"), `step`, powers' fields,
-`losses` (power, die, money), `peace` (power, UMP, die, sues, [enemy, kind of peace]), `wars`,
-`informal_peace` and where leaders stand (`leaders`, "gone" when not in the game,
-"off" when off the map)."""
+must_accept_peace and `players` {player: sides} changed; a case's `control` {territory: power}
+too. `play` is a list of steps: {sealed = {player: [orders]}} for the sealed step open (every
+member not named seals nothing), or an order with its `player`; `dice` on either are drawn at
+the roll point after it. `refused` instead checks `pbem seal`'s refusal of one player's orders
+(its rule and field), `expect.error` the refusal of the last step. `expect` checks the date
+(`month` "YYYY-MM"), `step`, powers' fields, `losses` (power, die, money), `manpower` gained by
+power, `peace` (power, UMP, die, sues, [enemy, kind of peace]), `wars`, `informal_peace`, corps,
+control, free states and where leaders stand (`leaders`, "gone" when not in the game, "off" when
+off the map)."""
 
 from __future__ import annotations
 
@@ -49,6 +51,7 @@ def start(case: dict):
     state.must_accept_peace = position.get("must_accept_peace", [])
     for name, facts in position.get("corps", {}).items():
         state.corps[name] = Corps(facts["power"], facts["kind"], facts["area"], dict(facts["factors"]))
+    state.control.update(case.get("control", {}))
     schedule.arrive(state, sequence.month(state))  # as the turn opens
     sequence.open_step(state, position.get("step", "political_combinations"))
     return state
@@ -100,6 +103,8 @@ def test_case(case):
     for key in ("wars", "informal_peace"):
         if key in expect:
             assert getattr(state, key) == expect[key], key
+    if "manpower" in expect:
+        assert {p: state.last_economic["manpower"][p] for p in expect["manpower"]} == expect["manpower"]
     if "losses" in expect:
         found = [[loss["power"], loss["die"], loss["money"]] for loss in state.last_economic["losses"]]
         assert found == expect["losses"]
@@ -120,4 +125,4 @@ def test_case(case):
 def test_every_rule_of_the_economic_phase_has_a_case():
     cited = {case["rule"] for case in CASES}
     assert {"12.11.2", "12.11.3", "12.11.3.1", "10.5.2", "14.1.5.1.1", "14.1.5.1.2", "14.7.6", "14.3.3.8",
-            "14.3.3.9", "E18", "E19"} <= cited
+            "14.3.3.9", "12.10", "E18", "E19"} <= cited

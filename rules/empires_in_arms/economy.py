@@ -1,6 +1,7 @@
 """The Economic Phase after the UMP Control Step: the New Political Combinations step, sealed like
 the overtures, where Austria and Prussia may activate or deactivate their landwehr for two
-political points (12.11.3, 12.11.3.1); then each power in the Instability or Fiasco zone of the
+political points (12.11.3, 12.11.3.1); each power's manpower grows, an Ottoman minor's halved for
+any conqueror but Turkey (12.10, E28); then each power in the Instability or Fiasco zone of the
 Political Status Display rolls for economic loss, one less with an active landwehr (10.5.2, E20)."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pbem.errors import IllegalOrder
 
-from . import command, powers
+from . import command, geography, powers
 from .state import ACTIVE, INACTIVE, PLAYER, EiaState
 
 RULE = "12.11.3"
@@ -80,8 +81,32 @@ def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None],
             facts.landwehr = decision["active"]
             facts.landwehr_ever = facts.landwehr_ever or decision["active"]
             record["landwehr"].append({"player": player, **decision})
+    record["manpower"] = _manpower(state)
     state.last_economic = record
     state.step = "loss_roll" if rolling(state) else state.step
+
+
+def _manpower(state: EiaState) -> dict[str, int]:
+    """E28: each power taking part gains its economy's manpower and its conquered minors'; an
+    Ottoman minor's is halved, rounded down, unless Turkey holds it (12.10)."""
+    gained: dict[str, int] = {}
+    for power, facts in state.powers.items():
+        if facts.status not in (PLAYER, ACTIVE, INACTIVE):
+            continue
+        gained[power] = int(powers.economy(power)["manpower"]) + sum(
+            minor_manpower(territory, power) for territory, holder in sorted(state.control.items())
+            if holder == power and territory not in state.free_states)
+        facts.manpower += gained[power]
+    return gained
+
+
+def minor_manpower(territory: str, holder: str) -> int:
+    """A conquered minor's manpower for its holder (a province yields none here: its power's
+    economy counts it); 12.10: an Ottoman minor's halved for any holder but Turkey."""
+    facts = geography.territories()[territory]
+    value = int(facts.get("manpower", 0))
+    ottoman = any(geography.areas()[area].get("ottoman") for area in geography.areas_of(territory))
+    return value // 2 if ottoman and holder != "turkey" else value
 
 
 def rolling(state: EiaState) -> list[str]:

@@ -68,6 +68,8 @@ def _economic_lines(record: dict) -> list[str]:
     lines += [f"  {d['power']}'s landwehr {'activated' if d['active'] else 'deactivated'} by {d['player']} "
               "(2 PP, 12.11.3)" for d in record["landwehr"]]
     lines += [f"  voided: {v['player']}'s order {v['order']} ({v['rule']}: {v['why']})" for v in record["voided"]]
+    gained = ", ".join(f"{power} +{amount}" for power, amount in record.get("manpower", {}).items())
+    lines += [f"  manpower (E28, 12.10): {gained}"] if gained else []
     lines += [f"  {loss['power']} ({loss['zone']}) economic loss: die {loss['die']}"
               + (f", landwehr -1 = {loss['modified']}" if "landwehr" in loss else "") + f": ${loss['money']} (10.5.2)"
               for loss in record["losses"]]
