@@ -119,6 +119,9 @@ def check(state, expect: dict) -> None:
         assert battles, "no battle was fought"
         for key, value in expect["battle"].items():
             assert battles[-1].get(key) == value, (key, battles[-1])
+    if "plan_voided" in expect:
+        plan = next(event for event in state.land_log + state.last_phase.get("log", []) if event["event"] == "plan")
+        assert [[v["player"], v["order"], v["rule"]] for v in plan["voided"]] == expect["plan_voided"]
     for name, strength in expect.get("strength", {}).items():
         assert state.corps[name].strength == strength, name
     for name in expect.get("failed", []):

@@ -34,6 +34,11 @@ def start(state: EiaState, power: str) -> None:
         unit.mp = int(units.kind(unit.kind)["movement"]) if unit.power == power else 0
     for leader in state.leaders.values():
         leader.failed = leader.done = False
+    state.plan = {}
+    if power:
+        from . import planned
+
+        planned.open_round(state)
 
 
 def enemy_corps_in(state: EiaState, area: str, power: str) -> list[str]:

@@ -108,7 +108,7 @@ def _areas(state: EiaState, shown: list[str]) -> Iterator[str]:
 def last_event(state: EiaState) -> dict | None:
     """The last reaction or overrun of this land phase, or of the last phase that had one."""
     for log in (state.land_log, state.last_phase.get("log", [])):
-        found = [event for event in log if event["event"] != "battle"]
+        found = [event for event in log if event["event"] not in ("battle", "plan")]
         if found:
             return found[-1]
     return None

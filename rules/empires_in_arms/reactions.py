@@ -273,6 +273,15 @@ def react(state: EiaState, player: str, order: Mapping) -> None:
         state.reaction = attempt
 
 
+def attempt_now(state: EiaState, player: str, order: Mapping, dice) -> None:
+    """A reaction tried and rolled at once, at the roll point under way (planned.py)."""
+    attempt = check(state, player, order)
+    attempt["needed"] = attempt["rating"] + sum(attempt["modifiers"].values())
+    certain = attempt.get("automatic") or attempt["needed"] >= 6 or attempt["needed"] <= 0
+    who = attempt["leader"] or attempt["corps"][0]
+    _settle(state, attempt, None if certain else dice.roll(6, f"{attempt['kind']} by {who}", _rule(attempt)))
+
+
 def resolve(state: EiaState, dice) -> None:
     attempt = state.reaction
     who = attempt["leader"] or attempt["corps"][0]

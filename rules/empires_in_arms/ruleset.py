@@ -21,6 +21,7 @@ from . import (
     land,
     overrun,
     peace,
+    planned,
     powers,
     reactions,
     schedule,
@@ -124,7 +125,7 @@ class EmpiresInArms(Ruleset[EiaState]):
         if state.step == "peace":
             _peace_order(state, player, kind, order)
             return state
-        if state.step != "land" or _sealed_battle(state):
+        if state.step != "land" or _sealed_battle(state) or state.plan:
             raise IllegalOrder(f"{kind} is not given now: this step is sealed (pbem seal '"
                                f"{self.legal_sealed(state)} ...')", rule=ump_control.RULE, field="kind")
         asked = self.pending(state)
@@ -138,6 +139,8 @@ class EmpiresInArms(Ruleset[EiaState]):
 
     @staticmethod
     def legal_sealed(state: EiaState) -> str:
+        if state.plan:
+            return "move ... or policy"
         if state.battle:
             return "tactic"
         return "landwehr" if state.step == "political_combinations" else "overture"
@@ -151,12 +154,17 @@ class EmpiresInArms(Ruleset[EiaState]):
                 raise
         if state.step == "political_combinations":
             economy.check(state, command.commanded(state, player), orders)
+        elif state.plan:
+            planned.check(state, player, orders)
         elif state.battle:
             combat.check_options(state, player, orders)
         else:
             ump_control.check(state, self.commands(state.setup, player), orders)
 
     def apply_together(self, state: EiaState, orders: Mapping[str, list[Mapping] | None]) -> EiaState:
+        if state.plan:
+            planned.collect(state, orders, self.check_order)
+            return state
         if state.battle:
             combat.collect(state, orders)
             return state
@@ -173,6 +181,8 @@ class EmpiresInArms(Ruleset[EiaState]):
             peace.resolve(state, dice)
             if not peace.deciding(state):
                 sequence.after(state, "peace")
+        elif state.plan:
+            planned.run(state, dice)
         elif state.reaction:
             reactions.resolve(state, dice)
             advance_if_orphaned(state)
@@ -215,6 +225,9 @@ class EmpiresInArms(Ruleset[EiaState]):
             return []
         if state.step == "peace":
             return [self.order_kinds["force_peace"], self.order_kinds["no_force_peace"]]
+        if state.plan:
+            mover = player == command.commander(state, state.phasing)
+            return [self.order_kinds[k] for k in (planned.MOVER_KINDS if mover else ("policy",))]
         if state.step != "land" or _sealed_battle(state):
             return [self.order_kinds[self.legal_sealed(state)]]
         return [self.order_kinds[kind] for kind in LAND_ORDERS[_situation(state)]]
@@ -280,7 +293,7 @@ class EmpiresInArms(Ruleset[EiaState]):
 # plain data, dumped and copied as it is
 LAND_KEYS = ("phasing", "movement", "reaction", "overrun", "waived", "attack_minus", "prisoners", "land_log",
              "last_phase", "battles", "battle", "free_states", "schedule", "last_economic", "ottoman_penalties",
-             "informal_peace", "peace", "conversions", "militia_conversion")
+             "informal_peace", "peace", "conversions", "militia_conversion", "plan")
 LAND_ORDERS = {"moving": ("move", "overrun", "end_land_phase"), "reacting": ("react", "decline", "no_reactions"),
                "overrun": ("overrun_losses",), "retreat": ("retreat",), "tactics": ("tactic",),
                "solitaire_choice": ("tactic",), "checks": ("tactics_check", "stand")}
@@ -308,6 +321,11 @@ def _situation(state: EiaState) -> str:
 
 
 def _land_decision(state: EiaState) -> Decision | Chance:
+    if state.plan:
+        if state.plan["stage"] == "roll":
+            return Chance()
+        return Decision(planned.members(state), f"turn {state.turn}, {state.phasing}'s land phase (planned reactions): "
+                        "the mover seals his moves and overruns, the others a policy for each leader (pbem seal)")
     situation = _situation(state)
     if situation in ("tactics", "retreat", "solitaire_choice", "checks"):
         return _battle_decision(state)

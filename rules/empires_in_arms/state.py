@@ -93,6 +93,7 @@ class EiaState:
     last_phase: dict = field(default_factory=dict)  # the power and log of the land phase before this one
     battles: list[str] = field(default_factory=list)  # areas of this phase's battles still to fight
     battle: dict = field(default_factory=dict)  # the battle under way (combat.py)
+    plan: dict = field(default_factory=dict)  # the phase's sealed moves and policies (planned.py)
     militia_conversion: bool = False  # a campaign game beginning in 1805 (12.11.2)
     conversions: list[dict] = field(default_factory=list)  # 12.11.2's conversions before the game
     free_states: list[str] = field(default_factory=list)  # minors held as free states (10.4.5.1)

@@ -208,6 +208,10 @@ def _battle_line(event: dict) -> str:
 def _event_line(event: dict) -> str:
     if event["event"] == "battle":
         return _battle_line(event)
+    if event["event"] == "plan":
+        voided = "; ".join(f"{v['player']}'s order {v['order']} voided ({v['rule']}: {v['why']})"
+                           for v in event["voided"])
+        return "the sealed moves and policies are carried out (planned reactions)" + (f"; {voided}" if voided else "")
     if event["event"] == "overrun":
         fates = ", ".join(f"{p} chose {f}" for p, f in event.get("fates", {}).items())
         return (f"overrun in {event['area']}: {event['attack']} against {event['defence']}, "
