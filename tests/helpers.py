@@ -130,7 +130,8 @@ class Table:
 
 
 def setup_game(tmp_path: Path, *, dice: str = "all", game_id: str = GAME_ID, tables: dict | None = None,
-               ruleset: str = "freeform", scenario: str = "default", sides: dict | None = None) -> Table:
+               ruleset: str = "freeform", scenario: str = "default", sides: dict | None = None,
+               options: dict | None = None) -> Table:
     """A started three-player game (freeform unless `ruleset` and `scenario` say otherwise, with
     each player's `sides`): keys, charter, three joins, joins exchanged."""
     root = Path(tmp_path)
@@ -142,7 +143,7 @@ def setup_game(tmp_path: Path, *, dice: str = "all", game_id: str = GAME_ID, tab
         players[name] = Player(name, home, root / name / "game", key, signer)
     charter = Charter.create(
         game=game_id, ruleset=ruleset, version=rulesets.load(ruleset).version, scenario=scenario,
-        dice=dice, reveal_hours=24, move_hours=48, options={}, tables=TABLES if tables is None else tables,
+        dice=dice, reveal_hours=24, move_hours=48, options=options or {}, tables=TABLES if tables is None else tables,
         players=[Member(name, tuple((sides or SIDES)[name]), players[name].signer.public, "player") for name in NAMES],
     )
     charter_path = root / "game.toml"

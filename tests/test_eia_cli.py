@@ -111,3 +111,42 @@ def test_a_land_phase_with_reactions_and_an_overrun(table):
     assert code == 0 and "cavalry withdrawal by au_cav" in out and "needs 3 or less" in out, err
     code, _, err = table["alice"].cli("verify")
     assert code == 0, err
+
+
+def test_planned_reactions_through_pbem_seal(tmp_path):
+    """Option planned_reactions: France's land phase is one sealed round; a policy sealed by the
+    mover is refused by `pbem seal`; alice's move and bob's policy for Charles are carried out at
+    the collector's roll point, Charles's die deciding whether fr_1 stops in Munich."""
+    table = setup_game(tmp_path, ruleset="empires_in_arms", scenario="demo", sides=SIDES, tables={},
+                       options={"planned_reactions": True})
+    for name, orders in (("alice", ()), ("bob", ("overture ump=austria",)), ("carol", ())):
+        seal(table, name, *orders)
+    for name in NAMES:
+        assert table[name].cli("apply", "--unseal")[0] == 0
+        for result in mail(table, name, outbox_file(table, name, "unseal")):
+            assert result[0] == 0, result
+    sign(table, "alice", "")
+    sign(table, "alice", "no_force_peace")
+    seal(table, "bob")  # Austria's land phase, at war with France: a sealed round where nothing moves
+    seal(table, "alice")
+    for name in ("alice", "bob"):
+        assert table[name].cli("apply", "--unseal")[0] == 0
+        for result in mail(table, name, outbox_file(table, name, "unseal")):
+            assert result[0] == 0, result
+    sign(table, "alice", "")
+    sign(table, "bob", "end_land_phase")  # Britain's, at war with nobody: no sealed round
+    code, _, err = table["alice"].cli("seal", "policy leader=napoleon intercept=true")
+    assert code == 1 and "moves and overruns" in err and err.count("\n") == 1, err
+    seal(table, "alice", "move units=fr_1 path=munich,vienna")
+    seal(table, "bob", "policy leader=charles intercept=true")
+    for name in ("alice", "bob"):
+        assert table[name].cli("apply", "--unseal")[0] == 0
+        for result in mail(table, name, outbox_file(table, name, "unseal")):
+            assert result[0] == 0, result
+    sign(table, "alice", "")
+    land = json.loads(table["carol"].cli("show", "land", "--json")[1])
+    events = {event["event"]: event for event in land["log"] + land["last_phase"].get("log", [])}
+    stopped = events["interception"]["success"]
+    assert events["interception"]["success"] == (events["interception"]["die"] <= events["interception"]["needed"])
+    assert land["units"]["fr_1"]["area"] == ("munich" if stopped else "vienna")
+    assert table["alice"].cli("verify")[0] == 0
