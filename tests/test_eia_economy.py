@@ -8,7 +8,8 @@ Britain and carol Russia; `position` sets start ("YYYY-MM" of turn 1), turn, ste
 {field: value}} (Austria is bob's active UMP unless it says otherwise), wars, corps added,
 must_accept_peace and `players` {player: sides} changed; a case's `control` {territory: power}
 too. `play` is a list of steps: {sealed = {player: [orders]}} for the sealed step open (every
-member not named seals nothing), or an order with its `player`; `dice` on either are drawn at
+member not named seals nothing), an order with its `player`, or `orders` (one entry of several)
+with its `player`; `dice` on any are drawn at
 the roll point after it. `refused` instead checks `pbem seal`'s refusal of one player's orders
 (its rule and field), `expect.error` the refusal of the last step. `expect` checks the date
 (`month` "YYYY-MM"), `step`, powers' fields, `losses` (power, die, money), `manpower` gained by
@@ -45,7 +46,7 @@ def start(case: dict):
     state.turn = position.get("turn", 1)
     for power, facts in position.get("powers", {}).items():
         for key, value in facts.items():
-            setattr(state.powers[power], key, value)
+            setattr(state.powers[power], key, None if value == "none" else value)
     if "wars" in position:
         state.wars = sorted(sorted(pair) for pair in position["wars"])
     state.must_accept_peace = position.get("must_accept_peace", [])
@@ -64,6 +65,9 @@ def play(state, steps: list[dict]) -> None:
         if "sealed" in step:
             members = RULESET.pending(state).players
             RULESET.apply_together(state, {player: step["sealed"].get(player, []) for player in members})
+        elif "orders" in step:  # one entry of several orders
+            for order in step["orders"]:
+                RULESET.apply(state, step["player"], order)
         else:
             RULESET.apply(state, step.pop("player"), step)
         while isinstance(RULESET.pending(state), Chance):

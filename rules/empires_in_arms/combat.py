@@ -21,7 +21,7 @@ from pbem.errors import IllegalOrder
 from . import command, geography, units
 from .land import crossing, enemy_corps_in, is_corps
 from .reactions import commanding, nearest_refuges
-from .state import ACTIVE, INACTIVE, EiaState
+from .state import PLAYER, EiaState
 
 RULE = "7.5"
 ATTACKER_OPTIONS = ("outflank", "assault", "escalated_assault", "echelon", "probe")  # 18.1.2
@@ -116,6 +116,8 @@ def choose(state: EiaState, player: str, order: Mapping) -> None:
 def check_options(state: EiaState, player: str, orders) -> dict[str, str]:
     """Each side this player commands names one option (IllegalOrder otherwise)."""
     sides = [side for side, who in state.battle["players"].items() if who == player]
+    if not sides:
+        raise IllegalOrder(f"{player} has no side in the battle in {state.battle['area']}", rule=RULE, field="orders")
     chosen: dict[str, str] = {}
     for index, order in enumerate(orders, 1):
         if order.get("kind") != "tactic":
@@ -135,12 +137,14 @@ def check_options(state: EiaState, player: str, orders) -> dict[str, str]:
     return chosen
 
 
-def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None]) -> None:
+def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None], check_kind) -> None:
     """The unsealed options; a side whose seal names none that stands rolls on the seed's table."""
     record = state.battle
     record["voided"] = []
     for player, given in sealed.items():
         try:
+            for order in given or []:
+                check_kind(order)
             record["options"].update(check_options(state, player, given or []))
         except IllegalOrder as exc:
             record["voided"].append({"player": player, "rule": exc.rule, "why": exc.message})
@@ -235,7 +239,7 @@ def _take_losses(state: EiaState, area: str, side: str, amount: int) -> int:
     nothing leaves the map."""
     corps = sorted(_side(state, area, side == "attacker"))
     total = _strength(state, corps)
-    umps = {state.corps[n].power for n in corps if state.powers[state.corps[n].power].status in (ACTIVE, INACTIVE)}
+    umps = {state.corps[n].power for n in corps if state.powers[state.corps[n].power].status != PLAYER}
     mixed = len({state.corps[n].power for n in corps}) > 1
     taken = 0
     if mixed:
@@ -282,11 +286,12 @@ def _surrender(state: EiaState, record: dict, side: str) -> None:
 def retreat(state: EiaState, player: str | None, order: Mapping) -> None:
     record = state.battle
     side = record["loser"]
-    to = geography.area_named(str(order["to"]))
+    to = geography.area_in_order(str(order["to"]), RULE, "to")
     allowed = refuges(state, record["area"], record["powers"][side])
     if to not in allowed or crossing(record["area"], to) is None:
         raise IllegalOrder(f"retreat into a bordering area free of enemy corps: {', '.join(allowed)}", rule=RULE,
                            field="to")
+    _check_militia_retreat(state, side, to, allowed)
     going = _side(state, record["area"], side == "attacker")
     losing = {state.corps[name].power for name in going}
     for name in going:
@@ -315,3 +320,18 @@ def resigned(state: EiaState, player: str) -> None:
         from . import solitaire
 
         solitaire.resigned(state)
+
+
+def _check_militia_retreat(state: EiaState, side: str, to: str, allowed: list[str]) -> None:
+    """12.11.1 (E22): corps that may hold militia only at home retreat at home while they can."""
+    from .land import MILITIA_AT_HOME
+
+    record = state.battle
+    for name in _side(state, record["area"], side == "attacker"):
+        unit = state.corps[name]
+        home = geography.home_areas(unit.power)
+        if unit.power in MILITIA_AT_HOME and unit.factors.get("militia") and to not in home:
+            at_home = [area for area in allowed if area in home]
+            if at_home:
+                raise IllegalOrder(f"{name} holds militia: it retreats within {unit.power}'s home nation "
+                                   f"({', '.join(at_home)})", rule="12.11.1", field="to")

@@ -48,3 +48,14 @@ def area_named(text: str) -> str:
 
     near = difflib.get_close_matches(wanted, list(areas()), n=1)
     raise UsageError(f"no area {text!r}" + (f"; did you mean {near[0]}?" if near else ""), field="area")
+
+
+def area_in_order(text: str, rule: str, field: str) -> str:
+    """An area an order names: as area_named, but an unknown one refuses the order (IllegalOrder
+    naming its rule and field), so a sealed order is voided, never a fault."""
+    from pbem.errors import IllegalOrder
+
+    try:
+        return area_named(text)
+    except UsageError as exc:
+        raise IllegalOrder(exc.message, rule=rule, field=field) from None

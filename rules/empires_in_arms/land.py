@@ -90,10 +90,10 @@ def check_move(state: EiaState, order: Mapping) -> tuple[list[str], list[str], l
         if state.leaders[name].power != state.phasing or state.leaders[name].area != start_area:
             raise IllegalOrder(f"{name} is not a {state.phasing} leader in {start_area}", rule=MOVE_RULE,
                                field="units")
-    path = [geography.area_named(str(a)) for a in order["path"]]
+    path = [geography.area_in_order(str(a), MOVE_RULE, "path") for a in order["path"]]
     _check_path(state, start_area, path, moving)
     for name in moving:
-        _check_militia(state, name, state.corps[name], path)
+        check_militia(state, name, state.corps[name], path)
     return moving, leaders, path
 
 
@@ -101,9 +101,10 @@ MILITIA_AT_HOME = ("britain", "russia", "spain")  # 12.11.1
 LANDWEHR_NEEDED = ("austria", "prussia")  # 12.11.1, 12.11.3
 
 
-def _check_militia(state: EiaState, name: str, unit: Corps, path: list[str]) -> None:
+def check_militia(state: EiaState, name: str, unit: Corps, path: list[str]) -> None:
     """12.11.1: British, Russian and Spanish corps hold militia only within their home nation;
-    Austrian and Prussian ones only while their landwehr is active (not the Insurrection corps)."""
+    Austrian and Prussian ones only while their landwehr is active (not the Insurrection corps).
+    Checked on every move, reactions too (E22)."""
     if not unit.factors.get("militia") or units.kind(unit.kind).get("garrison"):
         return
     if unit.power in MILITIA_AT_HOME:

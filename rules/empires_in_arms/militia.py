@@ -22,7 +22,7 @@ def conversion(state: EiaState, commands: Sequence[str], order: Mapping, made: l
     if not state.militia_conversion or state.turn != 0:
         raise IllegalOrder("militia conversion is for campaign games beginning in 1805, before the game", rule=RULE,
                            field="kind")
-    corps_name, city = str(order["corps"]), geography.area_named(str(order["city"]))
+    corps_name, city = str(order["corps"]), geography.area_in_order(str(order["city"]), RULE, "city")
     unit = state.corps.get(corps_name)
     if unit is None or unit.power not in commands or unit.origin:
         raise IllegalOrder(f"no corps {corps_name!r} of a power you command, raised by it", rule=RULE, field="corps")

@@ -28,7 +28,7 @@ def _defending(state: EiaState, area: str) -> list[str]:
 
 
 def check(state: EiaState, order: Mapping) -> dict:
-    area = geography.area_named(str(order["area"]))
+    area = geography.area_in_order(str(order["area"]), RULE, "area")
     mine = [n for n, u in state.corps.items() if u.area == area and u.power == state.phasing and is_corps(u)]
     if not any(state.corps[n].moved for n in mine):
         raise IllegalOrder(f"no {state.phasing} corps entered {area} this phase: an overrun interrupts a move",

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder
 
 from . import command, geography, powers
-from .state import ACTIVE, INACTIVE, EiaState
+from .state import ACTIVE, INACTIVE, UNCONTROLLED, EiaState
 
 RULE = "14.3.3.8"
 
@@ -49,7 +49,8 @@ def _same_master(state: EiaState, a: str, b: str) -> bool:
 
 
 def _is_ump(state: EiaState, power: str) -> bool:
-    return state.powers[power].status in (ACTIVE, INACTIVE)
+    """An UMP with forces that can fight: active, inactive, or nobody's since its player resigned (E9)."""
+    return state.powers[power].status in (ACTIVE, INACTIVE, UNCONTROLLED)
 
 
 def targets(state: EiaState, player: str) -> list[tuple[str, str]]:
@@ -60,8 +61,10 @@ def targets(state: EiaState, player: str) -> list[tuple[str, str]]:
 
 def deciding(state: EiaState) -> str | None:
     """The next player to decide (roster order), or None once nobody is left."""
-    if state.step != "peace" or state.peace.get("tries"):
+    if state.step != "peace":
         return None
+    if state.peace.get("tries"):  # his entry goes on: one force_peace order for each UMP he tries
+        return str(state.peace["tries"][0]["player"])
     return next((p for p in state.setup.players if p not in state.peace["done"] and targets(state, p)), None)
 
 
@@ -110,6 +113,6 @@ def _sue(state: EiaState, ump: str, forcer: str) -> list[list[str]]:
     for enemy in enemies:
         state.wars.remove(sorted([ump, enemy]))
         made.append([enemy, "informal" if _is_ump(state, enemy) else "conditional"])
-    if state.powers[ump].status == ACTIVE:
-        state.powers[ump].status = INACTIVE
+    if state.powers[ump].status == ACTIVE and any(kind == "conditional" for _, kind in made):
+        state.powers[ump].status = INACTIVE  # 14.3.4: accepting a conditional peace
     return made

@@ -11,6 +11,7 @@ phase's battles are fought."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 from pbem.errors import IllegalOrder
 
@@ -25,6 +26,8 @@ def members(state: EiaState) -> tuple[str, ...]:
     """The mover and every player commanding a power at war with his, in roster order."""
     foes = command.enemies(state, state.phasing)
     mover = command.commander(state, state.phasing)
+    if mover is None:
+        return ()
     return tuple(p for p in state.setup.players
                  if p == mover or (p not in state.resigned and foes & set(command.commanded(state, p))))
 
@@ -42,12 +45,34 @@ def check(state: EiaState, player: str, orders: Sequence[Mapping]) -> None:
         if mover and order.get("kind") not in MOVER_KINDS:
             raise IllegalOrder("the phasing player seals moves and overruns (planned_reactions)", rule=RULE,
                                field=f"{field}.kind")
+        if mover:
+            try:
+                _names(state, order)
+            except IllegalOrder as exc:
+                exc.field = f"{field}.{exc.field}"
+                raise
         if not mover:
             try:
                 _policy(state, player, order)
             except IllegalOrder as exc:
                 exc.field = f"{field}.{exc.field}"
                 raise
+
+
+def _names(state: EiaState, order: Mapping) -> None:
+    """What a sealed move or overrun must name rightly whatever happens before it: known areas, a
+    path of bordering areas, the mover's own units."""
+    if order["kind"] == "overrun":
+        geography.area_in_order(str(order["area"]), overrun.RULE, "area")
+        return
+    path = [geography.area_in_order(str(a), land.MOVE_RULE, "path") for a in order["path"]]
+    for here, there in pairwise(path):
+        if land.crossing(here, there) is None:
+            raise IllegalOrder(f"{there} does not border {here}", rule=land.MOVE_RULE, field="path")
+    for name in order["units"]:
+        unit = state.corps.get(str(name)) or state.leaders.get(str(name))
+        if unit is None or unit.power != state.phasing:
+            raise IllegalOrder(f"no {state.phasing} corps or leader {name!r}", rule=land.MOVE_RULE, field="units")
 
 
 def _policy(state: EiaState, player: str, order: Mapping) -> dict:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder
 
 from . import command, geography, units
-from .land import after_reactions, crossing, enemy_corps_in, is_corps, reacts_as_cavalry
+from .land import after_reactions, check_militia, crossing, enemy_corps_in, is_corps, reacts_as_cavalry
 from .state import Corps, EiaState
 
 RULE = "12.3.7.4"
@@ -88,13 +88,15 @@ def check(state: EiaState, player: str, order: Mapping) -> dict:
     power, area = _their_power_and_area(state, player, names)
     if power not in command.enemies(state, state.phasing):
         raise IllegalOrder(f"{power} is not at war with {state.phasing}", rule=RULE, field="corps")
-    to = geography.area_named(str(order["to"]))
+    to = geography.area_in_order(str(order["to"]), RULE, "to")
     leader = _leader(state, power, area, order.get("leader"))
     for name in names:
         if not free_to_react(state.corps[name], name, leader):
             raise IllegalOrder(f"{name} reacted with {state.corps[name].reacted_with} this phase: not with another",
                                rule="12.3.7.4.5", field="corps")
     company = _company(state, power, area, leader, order.get("leaders", []))
+    for name in names:
+        check_militia(state, name, state.corps[name], [to])
     if area != entered:
         found = _interception(state, power, area, to, leader, names)
     else:

@@ -166,7 +166,7 @@ class EmpiresInArms(Ruleset[EiaState]):
             planned.collect(state, orders, self.check_order)
             return state
         if state.battle:
-            combat.collect(state, orders)
+            combat.collect(state, orders, self.check_order)
             return state
         if state.step == "political_combinations":
             economy.collect(state, orders, self.check_order)
@@ -383,6 +383,8 @@ def _resign_in_land_phase(state: EiaState, player: str) -> None:
     state.waived.append(player)
     if state.reaction.get("player") == player:
         state.reaction = {}
+    if state.plan.get("stage") == "sealing" and len(planned.members(state)) < 2:
+        state.plan = {}  # E29: no enemy left to seal a policy, or no mover: the phase goes on without it
     if state.battle:
         combat.resigned(state, player)
     if state.step != "land" or not state.phasing:
@@ -390,7 +392,7 @@ def _resign_in_land_phase(state: EiaState, player: str) -> None:
     if state.overrun:
         overrun.settle_if_chosen(state)
     if command.commander(state, state.phasing) is None:
-        state.movement = {}
+        state.movement, state.reaction = {}, {}
     if state.movement and not state.reaction and not reactions.reactors(state):
         land.after_reactions(state)
     advance_if_orphaned(state)
