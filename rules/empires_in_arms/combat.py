@@ -182,7 +182,7 @@ def fight(state: EiaState, dice) -> None:
     if not standing or "surrendered" in record:
         next_battle(state)
     elif record["players"][side] is None:  # nobody commands it (E9)
-        retreat(state, None, {"to": nearest_refuges(state, record["powers"][side], record["area"])[0]})
+        retreat(state, None, {"to": _auto_refuge(state, side)})
     else:
         record["stage"] = "retreat"
 
@@ -315,11 +315,26 @@ def resigned(state: EiaState, player: str) -> None:
         if who == player:
             record["players"][side] = None
     if record.get("stage") == "retreat" and record["players"][record["loser"]] is None:
-        retreat(state, player, {"to": nearest_refuges(state, record["powers"][record["loser"]], record["area"])[0]})
+        retreat(state, player, {"to": _auto_refuge(state, record["loser"])})
     elif "checks" in record:  # solitaire combat (E24): his side stands, or its first choice is rolled
         from . import solitaire
 
         solitaire.resigned(state)
+
+
+def _auto_refuge(state: EiaState, side: str) -> str:
+    """Where a side nobody commands retreats (E9): the open area nearest a friendly force, at home
+    first for corps holding militia (12.11.1), the first of them."""
+    record = state.battle
+    allowed = refuges(state, record["area"], record["powers"][side])
+    nearest = nearest_refuges(state, record["powers"][side], record["area"])
+    for area in nearest + [a for a in allowed if a not in nearest]:
+        try:
+            _check_militia_retreat(state, side, area, allowed)
+            return area
+        except IllegalOrder:
+            continue
+    return nearest[0]
 
 
 def _check_militia_retreat(state: EiaState, side: str, to: str, allowed: list[str]) -> None:

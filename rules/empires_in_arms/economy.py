@@ -49,8 +49,6 @@ def _landwehr(state: EiaState, commanded: Sequence[str], order: Mapping, made: l
     if active and facts.surrendered_in is None:
         raise IllegalOrder(f"{power} may activate its landwehr only after an unconditional surrender to another "
                            "major power", rule=RULE, field="active")
-    if facts.pp < LANDWEHR_PP:
-        raise IllegalOrder(f"{power} has {facts.pp} political points, not {LANDWEHR_PP}", rule=RULE, field="active")
     return {"power": power, "active": active}
 
 
