@@ -80,17 +80,23 @@ def sign(table, name: str, text: str) -> None:
                 assert result[0] == 0, result
 
 
-def test_a_land_phase_with_reactions_and_an_overrun(table):
-    """Britain alone courts Austria before the game; in turn 1 France moves fr_1 into Munich:
-    Austria's cavalry there withdraws at will (no die), Charles tries to intercept from Vienna
-    (his die at bob's roll point decides); a refused order signs nothing; `pbem show land` tells
-    it all, and `pbem verify` passes."""
-    for name, orders in (("alice", ()), ("bob", ("overture ump=austria",)), ("carol", ())):
-        seal(table, name, *orders)
-    for name in NAMES:
+def unseal(table, names) -> None:
+    """Each of them unseals (`pbem apply --unseal`) and mails it to the others."""
+    for name in names:
         assert table[name].cli("apply", "--unseal")[0] == 0
         for result in mail(table, name, outbox_file(table, name, "unseal")):
             assert result[0] == 0, result
+
+
+def test_a_land_phase_with_reactions_and_an_overrun(table):
+    """Britain alone courts Austria before the game; in turn 1 France moves fr_1 into Munich:
+    Austria's cavalry there withdraws at will (no die), Charles tries to intercept from Vienna
+    (his die at bob's roll point decides); alice overruns Munich if he came (8 to 8 fails), else
+    the overrun is refused; a refused order signs nothing; `pbem show land` tells it all, and
+    `pbem verify` passes."""
+    for name, orders in (("alice", ()), ("bob", ("overture ump=austria",)), ("carol", ())):
+        seal(table, name, *orders)
+    unseal(table, NAMES)
     sign(table, "alice", "")
     assert json.loads(table["bob"].cli("show", "powers", "--json")[1])["powers"]["austria"]["controller"] == "britain"
     sign(table, "alice", "no_force_peace")  # the peace step: France is at war with Austria, an UMP (14.3.3.8)
@@ -109,6 +115,13 @@ def test_a_land_phase_with_reactions_and_an_overrun(table):
     assert land["units"]["au_1"]["area"] == ("munich" if interception["success"] else "vienna")
     code, out, err = table["carol"].cli("show", "land")
     assert code == 0 and "cavalry withdrawal by au_cav" in out and "needs 3 or less" in out, err
+    if interception["success"]:  # fr_1 (8) stopped beside au_1 (8): not 5 to 1 (12.3.9.5)
+        sign(table, "alice", "overrun area=munich")
+        land = json.loads(table["carol"].cli("show", "land", "--json")[1])
+        assert (land["log"][-1]["success"], land["attack_minus"]) == (False, ["munich"])
+    else:  # nothing left in Munich to overrun: refused, one line, nothing signed
+        code, _, err = table["alice"].cli("move", "overrun area=munich")
+        assert code == 1 and "rule 12.3.9.2" in err and "no enemy corps" in err and err.count("\n") == 1, err
     code, _, err = table["alice"].cli("verify")
     assert code == 0, err
 
@@ -116,37 +129,30 @@ def test_a_land_phase_with_reactions_and_an_overrun(table):
 def test_planned_reactions_through_pbem_seal(tmp_path):
     """Option planned_reactions: France's land phase is one sealed round; a policy sealed by the
     mover is refused by `pbem seal`; alice's move and bob's policy for Charles are carried out at
-    the collector's roll point, Charles's die deciding whether fr_1 stops in Munich."""
+    the collector's roll point, Charles's die deciding whether au_1 joins fr_1 in Munich."""
     table = setup_game(tmp_path, ruleset="empires_in_arms", scenario="demo", sides=SIDES, tables={},
                        options={"planned_reactions": True})
     for name, orders in (("alice", ()), ("bob", ("overture ump=austria",)), ("carol", ())):
         seal(table, name, *orders)
-    for name in NAMES:
-        assert table[name].cli("apply", "--unseal")[0] == 0
-        for result in mail(table, name, outbox_file(table, name, "unseal")):
-            assert result[0] == 0, result
+    unseal(table, NAMES)
     sign(table, "alice", "")
     sign(table, "alice", "no_force_peace")
     seal(table, "bob")  # Austria's land phase, at war with France: a sealed round where nothing moves
     seal(table, "alice")
-    for name in ("alice", "bob"):
-        assert table[name].cli("apply", "--unseal")[0] == 0
-        for result in mail(table, name, outbox_file(table, name, "unseal")):
-            assert result[0] == 0, result
+    unseal(table, ("alice", "bob"))
     sign(table, "alice", "")
     sign(table, "bob", "end_land_phase")  # Britain's, at war with nobody: no sealed round
     code, _, err = table["alice"].cli("seal", "policy leader=napoleon intercept=true")
     assert code == 1 and "moves and overruns" in err and err.count("\n") == 1, err
     seal(table, "alice", "move units=fr_1 path=munich,vienna")
     seal(table, "bob", "policy leader=charles intercept=true")
-    for name in ("alice", "bob"):
-        assert table[name].cli("apply", "--unseal")[0] == 0
-        for result in mail(table, name, outbox_file(table, name, "unseal")):
-            assert result[0] == 0, result
+    unseal(table, ("alice", "bob"))
     sign(table, "alice", "")
     land = json.loads(table["carol"].cli("show", "land", "--json")[1])
     events = {event["event"]: event for event in land["log"] + land["last_phase"].get("log", [])}
-    stopped = events["interception"]["success"]
-    assert events["interception"]["success"] == (events["interception"]["die"] <= events["interception"]["needed"])
-    assert land["units"]["fr_1"]["area"] == ("munich" if stopped else "vienna")
+    intercepted = events["interception"]["success"]
+    assert intercepted == (events["interception"]["die"] <= events["interception"]["needed"])
+    # the Austrian cavalry, with no policy, stays in Munich: the move ends there whatever the die
+    assert land["units"]["fr_1"]["area"] == "munich"
+    assert land["units"]["au_1"]["area"] == ("munich" if intercepted else "vienna")
     assert table["alice"].cli("verify")[0] == 0

@@ -23,13 +23,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from eia_cases import assert_refused_at_sealing, play
 from pbem.rules.empires_in_arms import schedule, sequence
 from pbem.rules.empires_in_arms.state import Corps
 
 from pbem import ruleset as rulesets
-from pbem.dice import FixedDice
 from pbem.errors import IllegalOrder
-from pbem.ruleset import Chance, Seat, Setup
+from pbem.ruleset import Seat, Setup
 
 CASES = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "economy.toml").read_text())["case"]
 RULESET = rulesets.load("empires_in_arms")
@@ -58,33 +58,13 @@ def start(case: dict):
     return state
 
 
-def play(state, steps: list[dict]) -> None:
-    for step in steps:
-        step = dict(step)
-        dice = FixedDice(list(step.pop("dice", [])))
-        if "sealed" in step:
-            members = RULESET.pending(state).players
-            RULESET.apply_together(state, {player: step["sealed"].get(player, []) for player in members})
-        elif "orders" in step:  # one entry of several orders
-            for order in step["orders"]:
-                RULESET.apply(state, step["player"], order)
-        else:
-            RULESET.apply(state, step.pop("player"), step)
-        while isinstance(RULESET.pending(state), Chance):
-            RULESET.resolve(state, dice, None)
-        assert not dice.values, f"dice left over after {step}: {dice.values}"
-
-
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['id']} [{c['rule']}]" for c in CASES])
 def test_case(case):
     state = start(case)
     expect = case["expect"]
     if "refused" in case:
         play(state, case.get("play", []))
-        player = case["refused"]
-        with pytest.raises(IllegalOrder) as raised:
-            RULESET.check_together(state, player, case["sealed"][player])
-        assert (raised.value.rule, raised.value.field) == (expect["rule"], expect["field"]), str(raised.value)
+        assert_refused_at_sealing(state, case)
         return
     if "error" in expect:
         play(state, case["play"][:-1])

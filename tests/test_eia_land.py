@@ -20,11 +20,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from eia_cases import play
 from pbem.rules.empires_in_arms import land, units
 from pbem.rules.empires_in_arms.state import Corps, Leader
 
 from pbem import ruleset as rulesets
-from pbem.dice import FixedDice
 from pbem.errors import IllegalOrder
 from pbem.ruleset import Chance, Seat, Setup
 
@@ -56,25 +56,6 @@ def start(case: dict):
     for name, leader in position.get("reacted_with", {}).items():
         state.corps[name].reacted_with = leader
     return state
-
-
-def play(state, orders: list[dict]) -> None:
-    for order in orders:
-        order = dict(order)
-        dice = FixedDice(list(order.pop("dice", [])))
-        if "sealed" in order:  # a battle's tactical options, sealed by both sides at once
-            members = RULESET.pending(state).players
-            for player in order["sealed"]:
-                RULESET.check_together(state, player, order["sealed"][player])
-            RULESET.apply_together(state, {player: order["sealed"].get(player, []) for player in members})
-        elif "unchecked" in order:  # orders unsealed as they are, even those `pbem seal` refuses
-            members = RULESET.pending(state).players
-            RULESET.apply_together(state, {player: order["unchecked"].get(player, []) for player in members})
-        else:
-            RULESET.apply(state, order.pop("player"), order)
-        while isinstance(RULESET.pending(state), Chance):
-            RULESET.resolve(state, dice, None)
-        assert not dice.values, f"dice left over after {order}: {dice.values}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['id']} [{c['rule']}]" for c in CASES])

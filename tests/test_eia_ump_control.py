@@ -13,11 +13,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from eia_cases import assert_refused_at_sealing
 from pbem.rules.empires_in_arms.state import Corps
 
 from pbem import ruleset as rulesets
 from pbem.dice import FixedDice
-from pbem.errors import IllegalOrder
 from pbem.ruleset import Chance, Decision, Seat, Setup
 
 CASES = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "ump_control.toml").read_text())["case"]
@@ -52,10 +52,7 @@ def test_case(case):
     state = start(case)
     expect = case["expect"]
     if "refused" in case:
-        player = case["refused"]
-        with pytest.raises(IllegalOrder) as raised:
-            RULESET.check_together(state, player, case["sealed"][player])
-        assert (raised.value.rule, raised.value.field) == (expect["rule"], expect["field"]), str(raised.value)
+        assert_refused_at_sealing(state, case)
         return
     assert isinstance(RULESET.pending(state), Decision)
     sealed = {player: case["sealed"].get(player, []) for player in RULESET.pending(state).players}

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pbem.errors import IllegalOrder
 
 from . import command, geography, powers
+from .sealed_orders import order_number
 from .state import ACTIVE, INACTIVE, PLAYER, EiaState
 
 RULE = "12.11.3"
@@ -22,11 +23,8 @@ def check(state: EiaState, commanded: Sequence[str], orders: Sequence[Mapping]) 
     """The landwehr decisions these sealed orders make; IllegalOrder for the first that cannot stand."""
     made: list[dict] = []
     for index, order in enumerate(orders, 1):
-        try:
+        with order_number(index):
             made.append(_landwehr(state, commanded, order, made))
-        except IllegalOrder as exc:
-            exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
-            raise
     return made
 
 

@@ -16,6 +16,7 @@ from itertools import pairwise
 from pbem.errors import IllegalOrder
 
 from . import command, geography, land, overrun, reactions
+from .sealed_orders import order_number
 from .state import EiaState
 
 RULE = "12.3.7.4"
@@ -41,22 +42,14 @@ def check(state: EiaState, player: str, orders: Sequence[Mapping]) -> None:
     """What `pbem seal` refuses: the mover seals moves and overruns; the others policies."""
     mover = player == command.commander(state, state.phasing)
     for index, order in enumerate(orders, 1):
-        field = f"orders[{index}]"
-        if mover and order.get("kind") not in MOVER_KINDS:
-            raise IllegalOrder("the phasing player seals moves and overruns (planned_reactions)", rule=RULE,
-                               field=f"{field}.kind")
-        if mover:
-            try:
+        with order_number(index):
+            if mover and order.get("kind") not in MOVER_KINDS:
+                raise IllegalOrder("the phasing player seals moves and overruns (planned_reactions)", rule=RULE,
+                                   field="kind")
+            if mover:
                 _names(state, order)
-            except IllegalOrder as exc:
-                exc.field = f"{field}.{exc.field}"
-                raise
-        if not mover:
-            try:
+            else:
                 _policy(state, player, order)
-            except IllegalOrder as exc:
-                exc.field = f"{field}.{exc.field}"
-                raise
 
 
 def _names(state: EiaState, order: Mapping) -> None:

@@ -31,6 +31,7 @@ from . import (
     views,
 )
 from . import units as units_facts
+from .sealed_orders import order_number
 from .state import PLAYER, UNCONTROLLED, Corps, EiaState, Leader, Power
 
 
@@ -147,11 +148,8 @@ class EmpiresInArms(Ruleset[EiaState]):
 
     def check_together(self, state: EiaState, player: str, orders: Sequence[Mapping]) -> None:
         for index, order in enumerate(orders, 1):
-            try:
+            with order_number(index):
                 self.check_order(order)
-            except IllegalOrder as exc:
-                exc.field = f"orders[{index}].{exc.field}" if exc.field else f"orders[{index}]"
-                raise
         if state.step == "political_combinations":
             economy.check(state, command.commanded(state, player), orders)
         elif state.plan:

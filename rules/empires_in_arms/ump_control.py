@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pbem.errors import IllegalOrder
 
 from . import geography, militia, powers
+from .sealed_orders import order_number
 from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, EiaState
 
 RULE = "14.3.1.1.1"
@@ -35,14 +36,11 @@ def check(state: EiaState, commands: Sequence[str], orders: Sequence[Mapping]) -
     made: list[dict] = []
     converted: list[dict] = []
     for index, order in enumerate(orders, 1):
-        try:
+        with order_number(index):
             if order.get("kind") == "convert_militia":  # 12.11.2, sealed with the overtures before the game
                 converted.append(militia.conversion(state, commands, order, converted))
             else:
                 made.append(_overture(state, commands, order, made))
-        except IllegalOrder as exc:
-            exc.field = f"orders[{index}]" + (f".{exc.field}" if exc.field else "")
-            raise
     return made
 
 
