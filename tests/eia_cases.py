@@ -30,7 +30,11 @@ def play(state, steps: list[dict]) -> None:
             members = RULESET.pending(state).players
             RULESET.apply_together(state, {player: given.get(player, []) for player in members})
         elif "orders" in step:
-            for order in step["orders"]:
+            for order in step["orders"]:  # the engine asks, before each order, whether its player is to move
+                asked = RULESET.pending(state)
+                if isinstance(asked, Chance) or step["player"] not in asked.players:
+                    raise IllegalOrder(f"order {order} follows a roll or another player's turn", rule="PROTOCOL §5",
+                                       field="orders")
                 RULESET.apply(state, step["player"], order)
         else:
             RULESET.apply(state, step.pop("player"), step)

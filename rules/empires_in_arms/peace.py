@@ -3,11 +3,12 @@
 First what needs nobody: an UMP bound by 14.3.6.1a surrenders unconditionally to every power it is
 at war with (E18); a power at war with an UMP it now controls, or two UMPs one power controls,
 conclude an informal peace (14.3.3.9). Then each player commanding a power at war with an UMP, in
-roster order, may try to force it to sue for peace (14.3.3.8): `force_peace ump=...` for each try,
-its die at his entry's roll point, above the UMP's victory point number on the Political Status
-Display; or `no_force_peace`. An UMP forced to sue accepts a conditional peace: the war ends
-and an active UMP turns inactive (14.3.4); forced by a power with no forces in its home nation it
-sues every power it is at war with; two UMPs make an informal peace."""
+roster order, may try to force it to sue for peace (14.3.3.8): `force_peace ump=...`, its die at
+his entry's roll point, above the UMP's victory point number on the Political Status Display; he
+is asked again while an UMP at war with him is left untried, until he signs `no_force_peace`. An
+UMP forced to sue accepts a conditional peace: the war ends and an active UMP turns inactive
+(14.3.4); forced by a power with no forces in its home nation it sues every power it is at war
+with."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def open_step(state: EiaState) -> None:
             state.wars.remove(pair)
             surrender(state, ump, pair[0] if pair[1] == ump else pair[1])
     state.must_accept_peace = []
-    state.peace = {"turn": state.turn, "done": [], "tries": [], "results": []}
+    state.peace = {"turn": state.turn, "done": [], "tries": [], "tried": [], "results": []}
 
 
 def surrender(state: EiaState, power: str, to: str) -> None:
@@ -54,9 +55,11 @@ def _is_ump(state: EiaState, power: str) -> bool:
 
 
 def targets(state: EiaState, player: str) -> list[tuple[str, str]]:
-    """(his power, UMP) for each UMP at war with a power he commands."""
+    """(his power, UMP) for each UMP at war with a power he commands, that power's try against it
+    not yet made this step."""
+    tried = state.peace.get("tried", [])
     return [(mine, other) for mine in command.commanded(state, player) for other in sorted(command.enemies(state, mine))
-            if _is_ump(state, other) and other not in command.commanded(state, player)]
+            if _is_ump(state, other) and other not in command.commanded(state, player) and [mine, other] not in tried]
 
 
 def deciding(state: EiaState) -> str | None:
@@ -70,15 +73,18 @@ def deciding(state: EiaState) -> str | None:
 
 def force(state: EiaState, player: str, order: Mapping) -> None:
     ump = str(order["ump"])
+    mine_all = command.commanded(state, player)
+    done = [power for power, tried in state.peace["tried"] if tried == ump and power in mine_all]
+    if (done and not order.get("power")) or order.get("power") in done:
+        raise IllegalOrder(f"{done[0]} has tried {ump} this peace step: one try each", rule=RULE, field="ump")
     mine = [m for m, u in targets(state, player) if u == ump]
     named = order.get("power")
     if not mine or (named is not None and named not in mine):
         raise IllegalOrder(f"none of your powers{' ' + str(named) if named else ''} is at war with an UMP {ump!r}",
                            rule=RULE, field="ump" if not mine else "power")
     power = str(named) if named is not None else mine[0]
-    if any(t["ump"] == ump for t in state.peace["tries"]):
-        raise IllegalOrder(f"one try against {ump} a peace step", rule=RULE, field="ump")
     state.peace["tries"].append({"player": player, "power": power, "ump": ump})
+    state.peace["tried"].append([power, ump])  # one try for each power against each UMP a peace step (E25)
 
 
 def decline(state: EiaState, player: str, order: Mapping) -> None:
@@ -100,7 +106,6 @@ def resolve(state: EiaState, dice) -> None:
         if die > needed:
             result["peace"] = _sue(state, ump, forcer)
         state.peace["results"].append(result)
-    state.peace["done"].append(tries[0]["player"])
 
 
 def _sue(state: EiaState, ump: str, forcer: str) -> list[list[str]]:
@@ -112,7 +117,7 @@ def _sue(state: EiaState, ump: str, forcer: str) -> list[list[str]]:
     made = []
     for enemy in enemies:
         state.wars.remove(sorted([ump, enemy]))
-        made.append([enemy, "informal" if _is_ump(state, enemy) else "conditional"])
-    if state.powers[ump].status == ACTIVE and any(kind == "conditional" for _, kind in made):
+        made.append([enemy, "conditional"])
+    if state.powers[ump].status == ACTIVE:
         state.powers[ump].status = INACTIVE  # 14.3.4: accepting a conditional peace
     return made
