@@ -18,8 +18,6 @@ from . import (
     command,
     economy,
     geography,
-    land,
-    overrun,
     peace,
     planned,
     powers,
@@ -27,6 +25,7 @@ from . import (
     schedule,
     sequence,
     solitaire,
+    steps,
     ump_control,
     views,
 )
@@ -108,7 +107,7 @@ class EmpiresInArms(Ruleset[EiaState]):
         if state.step in ("ump_roll", "loss_roll") or state.reaction:
             return Chance()
         if state.step == "land":
-            return _land_decision(state)
+            return steps.land_decision(state)
         if state.step == "peace":
             if state.peace["tries"]:
                 return Chance()
@@ -124,18 +123,18 @@ class EmpiresInArms(Ruleset[EiaState]):
     def apply(self, state: EiaState, player: str, order: Mapping) -> EiaState:
         kind = self.check_order(order).kind
         if state.step == "peace":
-            _peace_order(state, player, kind, order)
+            steps.peace_order(state, player, kind, order)
             return state
-        if state.step != "land" or _sealed_battle(state) or state.plan:
+        if state.step != "land" or steps.sealed_battle(state) or state.plan:
             raise IllegalOrder(f"{kind} is not given now: this step is sealed (pbem seal '"
                                f"{self.legal_sealed(state)} ...')", rule=ump_control.RULE, field="kind")
         asked = self.pending(state)
-        situation = _situation(state)
-        if not isinstance(asked, Decision) or player not in asked.players or kind not in LAND_ORDERS[situation]:
+        situation = steps.situation(state)
+        if not isinstance(asked, Decision) or player not in asked.players or kind not in steps.LAND_ORDERS[situation]:
             raise IllegalOrder(f"{kind} is not open to {player} now: {getattr(asked, 'prompt', 'dice are due')}",
                                rule=self.order_kinds[kind].rule, field="kind")
-        LAND_HANDLERS[kind](state, player, order)
-        advance_if_orphaned(state)
+        steps.LAND_HANDLERS[kind](state, player, order)
+        steps.advance_if_orphaned(state)
         return state
 
     @staticmethod
@@ -183,7 +182,7 @@ class EmpiresInArms(Ruleset[EiaState]):
             planned.run(state, dice)
         elif state.reaction:
             reactions.resolve(state, dice)
-            advance_if_orphaned(state)
+            steps.advance_if_orphaned(state)
         elif state.battle.get("stage") == "options_roll":
             solitaire.roll_options(state, dice)
         elif state.battle.get("stage") == "check_roll":
@@ -212,7 +211,7 @@ class EmpiresInArms(Ruleset[EiaState]):
         for power in mine:
             state.powers[power].status = UNCONTROLLED
         if state.step == "land":
-            _resign_in_land_phase(state, player)
+            steps.resign_in_land_phase(state, player)
         elif state.step == "peace" and not state.peace["tries"] and not peace.deciding(state):
             sequence.after(state, "peace")
         return state
@@ -226,9 +225,9 @@ class EmpiresInArms(Ruleset[EiaState]):
         if state.plan:
             mover = player == command.commander(state, state.phasing)
             return [self.order_kinds[k] for k in (planned.MOVER_KINDS if mover else ("policy",))]
-        if state.step != "land" or _sealed_battle(state):
+        if state.step != "land" or steps.sealed_battle(state):
             return [self.order_kinds[self.legal_sealed(state)]]
-        return [self.order_kinds[kind] for kind in LAND_ORDERS[_situation(state)]]
+        return [self.order_kinds[kind] for kind in steps.LAND_ORDERS[steps.situation(state)]]
 
     def standing(self, state: EiaState) -> str:
         return views.standing(state)
@@ -286,118 +285,7 @@ class EmpiresInArms(Ruleset[EiaState]):
         return views.all_views(state, {p: self.commands(state.setup, p) for p in players})
 
 
-# ---------------------------------------------------------------------------------- the land phase
-
 # plain data, dumped and copied as it is
 LAND_KEYS = ("phasing", "movement", "reaction", "overrun", "waived", "attack_minus", "prisoners", "land_log",
              "last_phase", "battles", "battle", "free_states", "schedule", "last_economic", "ottoman_penalties",
              "informal_peace", "peace", "conversions", "militia_conversion", "plan")
-LAND_ORDERS = {"moving": ("move", "overrun", "end_land_phase"), "reacting": ("react", "decline", "no_reactions"),
-               "overrun": ("overrun_losses",), "retreat": ("retreat",), "tactics": ("tactic",),
-               "solitaire_choice": ("tactic",), "checks": ("tactics_check", "stand")}
-LAND_HANDLERS = {
-    "move": lambda state, player, order: land.move(state, order),
-    "overrun": lambda state, player, order: overrun.overrun(state, order),
-    "end_land_phase": lambda state, player, order: combat.open_battles(state),
-    "retreat": combat.retreat,
-    "tactic": lambda state, player, order: (solitaire.choose if state.battle["stage"] == "solitaire_choice"
-                                            else combat.choose)(state, player, order),
-    "tactics_check": solitaire.check,
-    "stand": solitaire.check,
-    "react": reactions.react,
-    "decline": lambda state, player, order: reactions.decline(state, player, whole_phase=False),
-    "no_reactions": lambda state, player, order: reactions.decline(state, player, whole_phase=True),
-    "overrun_losses": overrun.choose,
-}
-
-
-def _situation(state: EiaState) -> str:
-    if state.battle:
-        stage = state.battle["stage"]
-        return stage if stage in ("retreat", "solitaire_choice", "checks") else "tactics"
-    return "overrun" if state.overrun else "reacting" if state.movement else "moving"
-
-
-def _land_decision(state: EiaState) -> Decision | Chance:
-    if state.plan:
-        if state.plan["stage"] == "roll":
-            return Chance()
-        return Decision(planned.members(state), f"turn {state.turn}, {state.phasing}'s land phase (planned reactions): "
-                        "the mover seals his moves and overruns, the others a policy for each leader (pbem seal)")
-    situation = _situation(state)
-    if situation in ("tactics", "retreat", "solitaire_choice", "checks"):
-        return _battle_decision(state)
-    if situation == "overrun":
-        owner = overrun.owners_to_choose(state)[0]
-        return Decision((owner,), f"{state.phasing} overran your units in {state.overrun['area']}: "
-                        "overrun_losses fate=destroyed|surrendered (12.3.9.4)")
-    if situation == "reacting":
-        move = state.movement
-        reactor = reactions.reactors(state)[0]
-        return Decision((reactor,), f"{state.phasing} entered {move['area']} from {move['from']}: react leader=... "
-                        "corps=... to=..., decline, or no_reactions (12.3.7.4)")
-    mover = command.commander(state, state.phasing)
-    return Decision((mover,) if mover else (), f"turn {state.turn}, {state.phasing}'s land phase: move units=... "
-                    "path=..., overrun area=..., or end_land_phase")
-
-
-def _peace_order(state: EiaState, player: str, kind: str, order: Mapping) -> None:
-    if kind not in ("force_peace", "no_force_peace") or peace.deciding(state) != player:
-        raise IllegalOrder(f"{kind} is not open to {player} now: the peace step asks "
-                           f"{peace.deciding(state)} (force_peace or no_force_peace)", rule=peace.RULE, field="kind")
-    (peace.force if kind == "force_peace" else peace.decline)(state, player, order)
-    if not peace.deciding(state) and not state.peace["tries"]:
-        sequence.after(state, "peace")
-
-
-def _sealed_battle(state: EiaState) -> bool:
-    return bool(state.battle) and state.battle["stage"] == "tactics" and len(combat.choosing(state)) > 1
-
-
-def _battle_decision(state: EiaState) -> Decision | Chance:
-    battle = state.battle
-    if battle["stage"] == "retreat":
-        open_to = combat.refuges(state, battle["area"], battle["powers"][battle["loser"]])
-        return Decision((combat.retreating_player(state),), f"the {battle['loser']} lost the battle in "
-                        f"{battle['area']}: retreat to=... ({', '.join(open_to)})")
-    if battle["stage"] == "solitaire_choice":
-        return Decision((battle["players"]["defender"],), f"battle in {battle['area']} (18.1.1): tactic "
-                        "option=withdraw, defend or random")
-    if battle["stage"] == "checks":
-        side = solitaire.to_check(state)
-        return Decision((battle["players"][side],), f"battle in {battle['area']}: the {side}'s options stand at "
-                        f"{battle['options']}; tactics_check (then=withdraw|reroll) or stand (18.1.3-18.1.5)")
-    choosing = combat.choosing(state)
-    if battle["stage"] == "tactics" and choosing:
-        return Decision(choosing, f"battle in {battle['area']}: {battle['powers']['attacker']} attacks "
-                        f"{battle['powers']['defender']}: seal your tactical option (pbem seal 'tactic option=...')")
-    return Chance()
-
-
-def _resign_in_land_phase(state: EiaState, player: str) -> None:
-    """E9 in a land phase: he reacts no more (an attempt of his waiting for its die is withdrawn),
-    a side of his in battle is rolled for, his overrun units are destroyed; if his power was
-    moving, its move ends where it stands and its phase ends (its battles still fought)."""
-    state.waived.append(player)
-    if state.reaction.get("player") == player:
-        state.reaction = {}
-    if state.plan.get("stage") == "sealing" and len(planned.members(state)) < 2:
-        state.plan = {}  # E29: no enemy left to seal a policy, or no mover: the phase goes on without it
-    if state.battle:
-        combat.resigned(state, player)
-    if state.step != "land" or not state.phasing:
-        return
-    if state.overrun:
-        overrun.settle_if_chosen(state)
-    if command.commander(state, state.phasing) is None:
-        state.movement, state.reaction = {}, {}
-    if state.movement and not state.reaction and not reactions.reactors(state):
-        land.after_reactions(state)
-    advance_if_orphaned(state)
-
-
-def advance_if_orphaned(state: EiaState) -> None:
-    """A phase whose power nobody commands any more (E9) ends once nothing is left open in it."""
-    idle = not (state.movement or state.reaction or state.overrun or state.battle)
-    if state.step == "land" and state.phasing and idle and command.commander(state, state.phasing) is None:
-        combat.open_battles(state)
