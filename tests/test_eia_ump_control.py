@@ -148,3 +148,33 @@ def test_a_charter_table_with_a_hole_is_refused():
     with pytest.raises(UsageError, match="austria bidding for britain") as refused:
         RULESET.check_setup(Setup("demo", roster, tables={"natural_alliance": {"france": {"spain": 3}}}))
     assert refused.value.rule == "14.3.1.2"
+
+
+def test_a_neutral_ump_is_set_up_again_when_gained():
+    """14.3.6, 14.3.3.5 (E31): nobody bids for Austria in turn 1: its corps leave the map, their
+    strengths recorded. France's corps then stand in Munich. In turn 2 Britain gains Austria: its
+    corps come back where they stood, but Munich's cavalry to Vienna, its capital, as French corps
+    hold Munich now; Charles, off the map, comes to Vienna."""
+    state = start({"position": {"turn": 1}})
+    RULESET.apply_together(state, {"alice": [], "bob": [], "carol": []})
+    RULESET.resolve(state, FixedDice([]), None)
+    austria = state.powers["austria"]
+    assert austria.off_map == {"vienna": 10, "munich": 4} and "au_1" not in state.corps
+    assert state.leaders["charles"].area is None
+    state.corps["fr_1"].area = "munich"
+    state.turn, state.step = 2, "ump_control"
+    RULESET.apply_together(state, {"alice": [], "bob": [{"kind": "overture", "ump": "austria"}], "carol": []})
+    RULESET.resolve(state, FixedDice([5, 5]), None)
+    assert {name: state.corps[name].area for name in ("au_1", "au_depot", "au_cav")} == {
+        "au_1": "vienna", "au_depot": "vienna", "au_cav": "vienna"}
+    assert state.leaders["charles"].area == "vienna" and austria.off_map == {} and austria.set_aside == {}
+    assert state.last_control["umps"]["austria"]["back_from_neutral"]["set_up"]["au_cav"] == "vienna"
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    view = RULESET.views(state)["diplomacy"]
+    console.print(view.render(view.data()))
+    assert "set up again (14.3.3.5): au_1 in vienna, au_depot in vienna, au_cav in vienna, charles in vienna" in \
+        console.export_text()
+    dumped = RULESET.dump(state)
+    assert RULESET.dump(RULESET.load(dumped, state.setup)) == dumped

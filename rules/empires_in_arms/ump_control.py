@@ -19,7 +19,7 @@ from pbem.errors import IllegalOrder
 
 from . import geography, militia, powers
 from .sealed_orders import order_number
-from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, EiaState
+from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, Corps, EiaState
 
 RULE = "14.3.1.1.1"
 MOST_PP = 2  # 14.3.1.1.3: political points a power may use on one UMP
@@ -200,6 +200,8 @@ def _neutral(state: EiaState, ump: str) -> dict:
     for name, unit in list(state.corps.items()):  # 14.3.6: off the map, their strengths recorded
         if unit.power == ump:
             facts.off_map[unit.area] = facts.off_map.get(unit.area, 0) + unit.strength
+            facts.set_aside[name] = {"kind": unit.kind, "area": unit.area, "factors": dict(unit.factors),
+                                     "origin": unit.origin}
             del state.corps[name]
     for leader in state.leaders.values():
         if leader.power == ump:
@@ -222,6 +224,24 @@ def _back_from_neutral(ump: str, facts) -> dict:
     return {"neutral_phases": phases, **gained} if phases else {}
 
 
+def _set_up_again(state: EiaState, ump: str) -> dict[str, str]:
+    """14.3.3.5 (E31): its corps come back where they stood, or to its capital where enemy corps
+    stand now; its leaders off the map come to its capital."""
+    facts = state.powers[ump]
+    placed = {}
+    for name, record in facts.set_aside.items():
+        area = record["area"]
+        if any(state.at_war(ump, unit.power) for unit in state.corps.values() if unit.area == area):
+            area = powers.capital(ump)
+        state.corps[name] = Corps(ump, record["kind"], area, dict(record["factors"]), record["origin"])
+        placed[name] = area
+    for name, leader in state.leaders.items():
+        if leader.power == ump and leader.area is None:
+            leader.area = placed[name] = powers.capital(ump)
+    facts.set_aside, facts.off_map = {}, {}
+    return placed
+
+
 def _roll_for(state: EiaState, ump: str, bids: list[dict], dice, tables: Mapping[str, Mapping]) -> dict:
     rolls = []
     for bid in bids:
@@ -235,6 +255,8 @@ def _roll_for(state: EiaState, ump: str, bids: list[dict], dice, tables: Mapping
     status = ACTIVE if best >= powers.active_at(ump) else INACTIVE
     facts = state.powers[ump]
     back = _back_from_neutral(ump, facts) if facts.status == NEUTRAL else {}
+    if back or facts.set_aside:
+        back["set_up"] = _set_up_again(state, ump)
     facts.status, facts.controller = status, winner
     facts.history.append(winner)
     won = next(b for b in bids if b["power"] == winner)

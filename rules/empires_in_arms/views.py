@@ -96,10 +96,13 @@ def render_diplomacy(data: dict):
                                  f"{roll['total']}"))
         for faces in result.get("rolloff", []):
             lines.append(literal("  roll-off: " + ", ".join(f"{power} {die}" for power, die in faces.items())))
-        back = result.get("back_from_neutral")
-        if back:
+        back = result.get("back_from_neutral", {})
+        if "neutral_phases" in back:
             lines.append(literal(f"  back from {back['neutral_phases']} neutral phase(s): ${back['money']}, "
                                  f"{back['manpower']} manpower"))
+        if back.get("set_up"):
+            placed = ", ".join(f"{name} in {area}" for name, area in back["set_up"].items())
+            lines.append(literal(f"  set up again (14.3.3.5): {placed}"))
     for voided in data["voided"]:
         lines.append(literal(f"voided: {voided['player']}'s order {voided['order']} ({voided['rule']}: "
                              f"{voided['why']})"))
