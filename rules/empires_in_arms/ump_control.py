@@ -191,7 +191,7 @@ def resolve(state: EiaState, dice, tables: Mapping[str, Mapping]) -> None:
 
 def _neutral(state: EiaState, ump: str) -> dict:
     """14.3.6: no overture, no controller; its forces leave the map, recorded by the area they
-    left (they come back with the set-up rules, 14.3.3.5: RULINGS E6). 14.3.6.1a: at war, it
+    left (they come back with the set-up rules, 14.3.3.5: RULINGS E6, E31). 14.3.6.1a: at war, it
     surrenders to all its enemies and accepts any terms at the next peace step. In an Economic
     Phase (not before the game) the phase counts for 14.3.6.1b, and its status adjustment adds 2
     PP (14.3.6.2)."""
