@@ -101,11 +101,11 @@ def test_the_solitaire_naval_table():
 
 def test_the_solitaire_land_tables_are_the_seeds():
     """18.1.1 and 18.1.2, pinned: 6 rolls again."""
-    from pbem.rules.empires_in_arms.combat import tables
+    from pbem.rules.empires_in_arms.game_tables import table
 
     defender = {"1": "outflank", "2": "counter_attack", "3": "escalated_counter_attack", "4": "cordon", "5": "defend"}
-    assert tables()["solitaire"]["defender"] == defender
-    assert tables()["solitaire"]["attacker"] == {"1": "outflank", "2": "assault", "3": "escalated_assault",
+    assert table("solitaire")["defender"] == defender
+    assert table("solitaire")["attacker"] == {"1": "outflank", "2": "assault", "3": "escalated_assault",
                                                  "4": "echelon", "5": "probe"}
 
 

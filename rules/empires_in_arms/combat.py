@@ -13,12 +13,10 @@ solitaire.py."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 
-from pbem import datafile
 from pbem.errors import IllegalOrder
 
-from . import command, geography, units
+from . import command, game_tables, geography, units
 from .land import crossing, enemy_corps_in, is_corps
 from .reactions import commanding, nearest_refuges
 from .state import PLAYER, EiaState
@@ -29,13 +27,8 @@ DEFENDER_OPTIONS = ("outflank", "counter_attack", "escalated_counter_attack", "c
 LOSS_ORDER = ("militia", "infantry", "cavalry", "guard")  # 14.3.3.7 (E23: every power's)
 
 
-@cache
-def tables() -> dict:
-    return datafile.load(__package__, "tables.toml")
-
-
 def _table(state: EiaState, name: str) -> Mapping:
-    return state.setup.tables.get(name, tables()[name])
+    return game_tables.table(name, state.setup.tables)
 
 
 # ---------------------------------------------------------------------------------- who fights where
@@ -153,7 +146,7 @@ def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None], check_k
 
 def random_option(dice, side: str) -> str:
     """18.1.1, 18.1.2: a die on the side's table, rolled again on a 6."""
-    table = tables()["solitaire"][side]
+    table = game_tables.table("solitaire")[side]
     while True:
         face = dice.roll(6, f"{side}'s tactical option", "18.1.1" if side == "defender" else "18.1.2")
         if str(face) in table:

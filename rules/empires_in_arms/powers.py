@@ -9,15 +9,12 @@ from functools import cache
 
 from pbem import datafile
 
+from . import game_tables
+
 
 @cache
 def _data() -> dict:
     return datafile.load(__package__, "powers.toml")
-
-
-@cache
-def _tables() -> dict:
-    return datafile.load(__package__, "tables.toml")
 
 
 def order() -> list[str]:
@@ -33,14 +30,14 @@ def active_at(ump: str) -> int:
 def natural_alliance(tables: Mapping[str, Mapping], bourbon: bool, power: str, ump: str) -> int:
     """14.3.1.1.2, 14.3.8: the table's modifier for `power` bidding for `ump` (the charter's
     `natural_alliance` table replaces the demonstration one)."""
-    table = _tables()["bourbon"] if bourbon else tables.get("natural_alliance", _tables()["natural_alliance"])
+    table = game_tables.table("bourbon") if bourbon else game_tables.table("natural_alliance", tables)
     return int(table.get(power, {}).get(ump, 0))
 
 
 def status_modifier(pp: int) -> int:
     """14.3.1.1.8: the Political Status Display's modifier for a power with `pp` political points."""
     found = 0
-    for band in _tables()["status_modifier"]:
+    for band in game_tables.table("status_modifier"):
         if pp >= band["from"]:
             found = band["modifier"]
     return int(found)
@@ -53,13 +50,13 @@ def economy(power: str) -> Mapping[str, int]:
 
 def victory_level(power: str, parenthesised: bool) -> int:
     """8.1.3.2, 14.3.9: the power's victory level; an UMP's is the parenthesised one."""
-    facts = _tables()["victory_level"][power]
+    facts = game_tables.table("victory_level")[power]
     return int(facts["parenthesised" if parenthesised else "level"])
 
 
 def objectives(ump: str) -> Mapping[str, Mapping[str, int]]:
     """The UMP's National Objective Chart as overtures read it: `crucial` and `cession` (14.3.1.1.4-5)."""
-    return _tables()["objectives"][ump]
+    return game_tables.table("objectives")[ump]
 
 
 def capital(power: str) -> str:
@@ -69,7 +66,7 @@ def capital(power: str) -> str:
 def zone(pp: int) -> str:
     """10.5.2: the Political Status Display's zone for a power with `pp` political points (E20)."""
     found = ""
-    for band in _tables()["status_zone"]:
+    for band in game_tables.table("status_zone"):
         if pp >= band["from"]:
             found = band["zone"]
     return found
@@ -77,7 +74,7 @@ def zone(pp: int) -> str:
 
 def economic_loss(zone_name: str, die: int) -> int | None:
     """10.5.2: the money lost in that zone on that modified die; None where the zone rolls none."""
-    table = _tables()["economic_loss"].get(zone_name)
+    table = game_tables.table("economic_loss").get(zone_name)
     return None if table is None else int(table.get(str(die), 0))
 
 
@@ -85,7 +82,7 @@ def status_vp(pp: int) -> int:
     """14.3.3.8: the victory point number of the Political Status Display at `pp` political points
     (E25)."""
     found = 0
-    for band in _tables()["status_vp"]:
+    for band in game_tables.table("status_vp"):
         if pp >= band["from"]:
             found = band["vp"]
     return int(found)

@@ -116,7 +116,8 @@ def _their_power_and_area(state: EiaState, player: str, names: list[str]) -> tup
             raise IllegalOrder(f"{name} is a garrison: depot and city garrisons never react", rule="12.3.7.4.2",
                                field="corps")
         if unit.spent:
-            raise IllegalOrder(f"{name} failed a reaction of its own this phase", rule="12.3.7.4.7", field="corps")
+            raise IllegalOrder(f"{name} reacts no more this phase: it failed a reaction of its own, or ended one "
+                               "among enemy corps", rule="12.3.7.4.7", field="corps")
     first = state.corps[names[0]]
     if any((state.corps[n].power, state.corps[n].area) != (first.power, first.area) for n in names):
         raise IllegalOrder("the corps of one reaction are one power's, in one area", rule=RULE, field="corps")

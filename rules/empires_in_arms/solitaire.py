@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import combat
+from . import combat, game_tables
 
 RULE = "18.1.1"
 OPENING = ("withdraw", "defend", "random")  # 18.1.1
@@ -113,7 +113,7 @@ def roll_check(state, dice) -> None:
 def naval_option(die: int, all_british: bool, nelson: bool, limited: bool = False) -> str:
     """18.2.1: a naval force's option by die; Nelson commanding takes one off, a 0 reading as the
     lowest row. `limited`: while 12.2.6.1.1.1 holds, for a force Nelson does not command."""
-    table = combat.tables()["naval_limited" if limited and not nelson else "naval"]
+    table = game_tables.table("naval_limited" if limited and not nelson else "naval")
     row = table["all_british" if all_british else "others"]
     face = max(die - (1 if nelson else 0), 1)
     return next(option for option, (low, high) in row.items() if low <= face <= high)

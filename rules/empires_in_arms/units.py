@@ -8,6 +8,8 @@ from functools import cache
 
 from pbem import datafile
 
+from . import game_tables
+
 
 @cache
 def _data() -> dict:
@@ -38,8 +40,7 @@ def movement_cost(tables: Mapping[str, Mapping], terrain: str) -> int:
 def reduced(tables: Mapping[str, Mapping], rating: int, capacity: int, corps_present: int) -> int:
     """10.6.1.2.1 as 12.3.7.4.6 applies it to strategic ratings: less for each corps beyond the
     leader's capacity."""
-    per_corps = int(tables.get("rating_reduction", datafile.load(__package__, "tables.toml")["rating_reduction"])
-                    ["per_corps"])
+    per_corps = int(game_tables.table("rating_reduction", tables)["per_corps"])
     return rating - per_corps * max(0, corps_present - capacity)
 
 
