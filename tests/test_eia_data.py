@@ -106,7 +106,7 @@ def test_the_solitaire_land_tables_are_the_seeds():
     defender = {"1": "outflank", "2": "counter_attack", "3": "escalated_counter_attack", "4": "cordon", "5": "defend"}
     assert table("solitaire")["defender"] == defender
     assert table("solitaire")["attacker"] == {"1": "outflank", "2": "assault", "3": "escalated_assault",
-                                                 "4": "echelon", "5": "probe"}
+                                              "4": "echelon", "5": "probe"}
 
 
 @pytest.mark.parametrize(("tables", "message", "rule"), [
