@@ -87,3 +87,71 @@ def test_parts_are_what_a_plain_search_reaches(data):
     for v in range(size):
         reached = one_source(grid, v, enter, lambda a, b: True, enter)
         assert reached == ({w for w in range(size) if part[w] == part[v]} if enter[v] else set())
+
+
+# ---------------------------------------------------------------------------------- bounded_reach
+
+from pbem.rules.common.graphs import AT_SEA, LAND, LANDED, bounded_reach  # noqa: E402
+
+
+def one_source_bounded(neighbours, source, limit, cost, sea, relay):
+    """Every node one source reaches, by exhausting (node, leg, budget left) states: plain and slow."""
+    def leg_after(leg, into_sea):
+        if into_sea:
+            return AT_SEA if leg in (LAND, AT_SEA) else None
+        return LANDED if leg in (AT_SEA, LANDED) else LAND
+
+    seen = {(source, LAND, limit)}
+    stack = [(source, LAND, limit)]
+    while stack:
+        node, leg, left = stack.pop()
+        if relay[node] and left < limit and (node, leg, limit) not in seen:
+            seen.add((node, leg, limit))
+            stack.append((node, leg, limit))
+        for there in neighbours[node]:
+            step, next_leg = cost(node, there), leg_after(leg, sea[there])
+            if step is None or next_leg is None or step > left:
+                continue
+            state = (there, next_leg, left - step)
+            if state not in seen:
+                seen.add(state)
+                stack.append(state)
+    return {node for node, _, _ in seen}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 5), st.integers(0, 5), st.data())
+def test_bounded_reach_against_one_search_per_source(width, height, limit, data):
+    neighbours = hex_grid(width, height)
+    size = len(neighbours)
+    costs = {(u, v): data.draw(st.sampled_from([None, 0, 1, 1, 2]))
+             for u in range(size) for v in neighbours[u]}
+    sea = data.draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    relay = [not s and r for s, r in zip(sea, data.draw(st.lists(st.booleans(), min_size=size, max_size=size)),
+                                          strict=True)]
+    sources = data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=4))
+    sea = [s and node not in sources for node, s in enumerate(sea)]
+    found = bounded_reach(neighbours, sources, limit, lambda u, v: costs[(u, v)], sea, relay)
+    for bit, source in enumerate(sources):
+        reached = one_source_bounded(neighbours, source, limit, lambda u, v: costs[(u, v)], sea, relay)
+        assert {node for node in range(size) if found[node] >> bit & 1} == reached, (bit, source)
+
+
+def test_one_overseas_leg_for_the_whole_chain():
+    """0 -sea 1- 2 (a relay) -sea 3- 4: a path from 0 to 2 goes overseas once; the chain on from the
+    relay may not go overseas again, so 4 is out of reach though every step is free."""
+    line = [(1,), (0, 2), (1, 3), (2, 4), (3,)]
+    sea = [False, True, False, True, False]
+    relay = [False, False, True, False, False]
+    reach = bounded_reach(line, [0], 4, lambda u, v: 0, sea, relay)
+    assert reach == [1, 1, 1, 0, 0]
+    assert bounded_reach(line, [4], 4, lambda u, v: 0, sea, relay) == [0, 0, 1, 1, 1]
+
+
+def test_a_secondary_source_starts_the_count_again():
+    """A line of seven hexes, each step costing 1, limit 3: from 0 the path ends at 3; with a relay
+    at 3 it goes on to 6."""
+    line = [(1,), (0, 2), (1, 3), (2, 4), (3, 5), (4, 6), (5,)]
+    assert bounded_reach(line, [0], 3, lambda u, v: 1) == [1, 1, 1, 1, 0, 0, 0]
+    assert bounded_reach(line, [0], 3, lambda u, v: 1, relays=[False, False, False, True, False, False, False]) \
+        == [1] * 7

@@ -1,4 +1,6 @@
-"""Point-to-point map searches shared by games: which supply sources reach which spaces.
+"""Point-to-point map searches shared by games: which supply sources reach which spaces, and within
+what cost (bounded_reach, for supply paths counted in hexes with one overseas leg and chained
+secondary sources).
 
 Maps are compiled once into integer arrays (space i's neighbours as a tuple of ints). A supply
 search is one multi-source propagation per class of tracing unit: every source gets one bit, and
@@ -81,13 +83,70 @@ def _as_list(test, size: int) -> Sequence[bool]:
 
 
 def hex_grid(width: int, height: int) -> list[tuple[int, ...]]:
-    """Neighbours of an offset hex grid (odd rows shifted right), for tests and benchmarks."""
-    grid = []
-    for row in range(height):
-        shift = row % 2
-        for col in range(width):
-            cells = [(col - 1, row), (col + 1, row),
-                     (col - 1 + shift, row - 1), (col + shift, row - 1),
-                     (col - 1 + shift, row + 1), (col + shift, row + 1)]
-            grid.append(tuple(r * width + c for c, r in cells if 0 <= c < width and 0 <= r < height))
-    return grid
+    """Neighbours of an offset hex grid (hexes.Grid), for tests and benchmarks."""
+    from .hexes import Grid
+
+    return Grid(width, height).neighbours()
+
+
+# ---------------------------------------------------------------------------------- bounded supply paths
+
+LAND, AT_SEA, LANDED = range(3)  # a path's overseas leg: not yet, under way, behind it
+
+
+def bounded_reach(
+    neighbours: Sequence[Sequence[int]],
+    sources: Sequence[int],
+    limit: int,
+    cost: Callable[[int, int], int | None],
+    is_sea: Sequence[bool] | None = None,
+    relays: Sequence[bool] | None = None,
+) -> list[int]:
+    """Bit mask per node of the sources (bit k = sources[k]) that reach it along a path costing at
+    most `limit`, searched from the sources out.
+
+    cost(u, v): what the step from u to v adds to the path, or None where the path may not go.
+    is_sea: nodes of the sea (areas, boxes); a path's sea nodes form one unbroken leg at most, and
+      the count of the whole chain of paths below, not of each link (an overseas leg once).
+    relays: nodes where a path that reaches them starts again at cost 0, keeping its overseas leg
+      (secondary sources chained to a primary one); a relay reaches what it reaches in its own
+      right only through its sources.
+
+    A node's remaining budget only grows, and is at most `limit`, so each (node, leg, source) is
+    settled at most limit + 1 times: bucket queue by remaining budget, highest first."""
+    size = len(neighbours)
+    sea = is_sea if is_sea is not None else [False] * size
+    relay = relays if relays is not None else [False] * size
+    have = [[0] * (3 * size) for _ in range(limit + 1)]  # have[b][state]: bits with budget >= b there
+    buckets: list[list[tuple[int, int]]] = [[] for _ in range(limit + 1)]
+    for bit, source in enumerate(sources):
+        buckets[limit].append((source * 3 + LAND, 1 << bit))
+    budget = limit
+    while budget >= 0:
+        if not buckets[budget]:
+            budget -= 1
+            continue
+        state, mask = buckets[budget].pop()
+        new = mask & ~have[budget][state]
+        if not new:
+            continue
+        for level in range(budget + 1):
+            have[level][state] |= new
+        node, leg = divmod(state, 3)
+        if relay[node] and budget < limit:  # a secondary source: the chain starts again from it
+            buckets[limit].append((state, new))
+            budget = limit
+        for there in neighbours[node]:
+            step = cost(node, there)
+            next_leg = _leg(leg, sea[there])
+            if step is None or next_leg is None or step > budget:
+                continue
+            buckets[budget - step].append((there * 3 + next_leg, new))
+    return [have[0][3 * node] | have[0][3 * node + 1] | have[0][3 * node + 2] for node in range(size)]
+
+
+def _leg(leg: int, into_sea: bool) -> int | None:
+    """The overseas leg after a step into sea or land, None where the leg would be a second one."""
+    if into_sea:
+        return AT_SEA if leg in (LAND, AT_SEA) else None
+    return LANDED if leg in (AT_SEA, LANDED) else LAND
