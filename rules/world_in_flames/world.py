@@ -1,0 +1,164 @@
+"""The world's hexes (data/world.toml, a sample of our own) compiled once into integer arrays:
+each hex's terrain, map, what it counts (2.1: 1 European, 2 Asian, 4 off-map), hex-dots, and who
+is adjacent to whom (2.1.1): across a hexside; across the numbered join of the East European and
+Asian maps, through the Asian hexside whose features apply; and off-map hexes with the on-map
+hexes their lines reach, the on-map edge hexes (and large hex-dots) next to those, and the
+off-map hexes their lines join. Hexside features are kept per pair of adjacent hexes."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import NamedTuple
+
+from pbem import datafile
+from pbem.errors import UsageError
+
+from ..common.hexes import DIRECTIONS, Grid
+
+OFFMAP_SCALE = 4  # 2.1: an off-map hex counts 4
+HEXDOTS = ("hexdot", "large_hexdot")
+
+
+class World(NamedTuple):
+    ids: tuple[str, ...]  # "map:col,row" for on-map hexes, the off-map hex's id otherwise
+    terrain: tuple[str, ...]
+    map_of: tuple[str, ...]  # "" for an off-map hex
+    scale: tuple[int, ...]
+    neighbours: tuple[tuple[int, ...], ...]
+    features: dict[tuple[int, int], frozenset[str]]  # hexside features between adjacent hexes
+    names: dict[str, int]
+
+    def offmap(self, index: int) -> bool:
+        return not self.map_of[index]
+
+    def hexdot(self, index: int) -> bool:
+        return self.terrain[index] in HEXDOTS
+
+    def between(self, a: int, b: int) -> frozenset[str]:
+        return self.features.get((a, b), frozenset())
+
+
+@cache
+def load() -> World:
+    data = datafile.load(__package__, "world.toml")
+    codes = data["terrain"]
+    ids: list[str] = []
+    terrain: list[str] = []
+    map_of: list[str] = []
+    scale: list[int] = []
+    grids: dict[str, tuple[Grid, int]] = {}
+    for name, facts in data["maps"].items():
+        rows = [_decode(row, codes) for row in facts["rows"]]
+        grid, start = Grid(len(rows[0]), len(rows)), len(ids)
+        grids[name] = (grid, start)
+        for index in range(grid.size):
+            col, row = grid.place(index)
+            ids.append(f"{name}:{col},{row}")
+            terrain.append(rows[row][col])
+            map_of.append(name)
+            scale.append(int(facts["scale"]))
+    for name in data.get("offmap", {}):
+        ids.append(name)
+        terrain.append("offmap")
+        map_of.append("")
+        scale.append(OFFMAP_SCALE)
+    position = {hex_id: i for i, hex_id in enumerate(ids)}
+    links: dict[int, set[int]] = {i: set() for i in range(len(ids))}
+    features: dict[tuple[int, int], set[str]] = {}
+    _grid_links(grids, terrain, links)
+    edges = _hexsides(data, grids, position, features)
+    _joins(data, position, links, features, edges)
+    _offmap(data, grids, position, terrain, links)
+    names = {name: position[hex_id] for name, hex_id in data.get("names", {}).items()}
+    return World(tuple(ids), tuple(terrain), tuple(map_of), tuple(scale),
+                 tuple(tuple(sorted(links[i])) for i in range(len(ids))),
+                 {pair: frozenset(kinds) for pair, kinds in features.items()}, names)
+
+
+def _decode(row: str, codes: dict[str, str]) -> list[str]:
+    """A run-length row: "3c2." is three clear hexes, then two hex-dots."""
+    cells = []
+    for count, code in re.findall(r"(\d*)(\S)", row):
+        cells += [codes[code]] * (int(count) if count else 1)
+    return cells
+
+
+def _grid_links(grids, terrain: list[str], links: dict[int, set[int]]) -> None:
+    for grid, start in grids.values():
+        for index in range(grid.size):
+            for direction in range(6):
+                other = grid.step(index, direction)
+                if other >= 0 and "none" not in (terrain[start + index], terrain[start + other]):
+                    links[start + index].add(start + other)
+
+
+def _hex(position: dict[str, int], text: str) -> int:
+    if text not in position:
+        raise datafile.DataFileError(f"world.toml names no hex {text!r}", field="world")
+    return position[text]
+
+
+def _hexsides(data, grids, position, features) -> dict[tuple[int, int], set[str]]:
+    """Features between neighbours; those of a map's edge hexsides (a join's) by (hex, side)."""
+    edges: dict[tuple[int, int], set[str]] = {}
+    for side in data.get("hexsides", []):
+        here = _hex(position, side["hex"])
+        grid, start = grids[side["hex"].split(":")[0]]
+        direction = DIRECTIONS.index(side["side"])
+        other = grid.step(here - start, direction)
+        if other < 0:
+            edges.setdefault((here, direction), set()).add(side["kind"])
+            continue
+        for pair in ((here, start + other), (start + other, here)):
+            features.setdefault(pair, set()).add(side["kind"])
+    return edges
+
+
+def _joins(data, position, links, features, edges) -> None:
+    """2.1.1: the same-numbered hexes across the join, through the Asian hexside, whose features
+    apply."""
+    for join in data.get("joins", []):
+        east, asian = _hex(position, join["hex"]), _hex(position, join["asian_hex"])
+        links[east].add(asian)
+        links[asian].add(east)
+        through = edges.get((asian, DIRECTIONS.index(join["side"])), set())
+        for pair in ((east, asian), (asian, east)):
+            features.setdefault(pair, set()).update(through)
+
+
+def _offmap(data, grids, position, terrain, links) -> None:
+    """2.1.1: an off-map hex and the on-map hexes its lines reach, with the on-map edge hexes (or
+    large hex-dots: only they touch off-map hexes) next to those; and the off-map hexes it joins."""
+    for name, facts in data.get("offmap", {}).items():
+        here = position[name]
+        for text in facts.get("lines", []):
+            reached = _hex(position, text)
+            grid, start = grids[text.split(":")[0]]
+            near = [start + n for n in grid.neighbours()[reached - start] if _on_edge(grid, n)
+                    and terrain[start + n] not in ("none", "hexdot")]
+            for other in [reached, *near]:
+                links[here].add(other)
+                links[other].add(here)
+        for other_name in facts.get("offmap", []):
+            links[here].add(position[other_name])
+            links[position[other_name]].add(here)
+
+
+def _on_edge(grid: Grid, index: int) -> bool:
+    col, row = grid.place(index)
+    return col in (0, grid.width - 1) or row in (0, grid.height - 1)
+
+
+def hex_named(world: World, text: str) -> int:
+    """A hex by its name, its id ("east_europe:3,2") or an off-map hex's id; UsageError naming the
+    nearest otherwise."""
+    wanted = text.strip().lower()
+    if wanted in world.names:
+        return world.names[wanted]
+    if wanted in world.ids:
+        return world.ids.index(wanted)
+    import difflib
+
+    near = difflib.get_close_matches(wanted, [*world.names, *world.ids], n=1)
+    raise UsageError(f"no hex {text!r}" + (f"; did you mean {near[0]}?" if near else ""), field="hex")

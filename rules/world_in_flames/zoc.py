@@ -1,0 +1,69 @@
+"""Zones of control (seed 004, 2.2): the hexes a land unit's ZOC reaches. Its own hex and the
+adjacent ones, but:
+- naval and aircraft units have none (not even in their own hex); units that invade or paradrop
+  lose theirs for now; option 6: supply units have none; option 20: a surprised unit has none;
+- partisans, and under options 2 and 3 divisions and artillery, only in their own hex;
+- none into or out of off-map hexes, into hex-dots, across alpine, all-sea, straits or lake
+  hexsides (a frozen lake excepted), nor into a hex controlled by a major power or minor country
+  of the other side the unit is not at war with;
+- option 4: into an adjacent hex on a map counting 2 (Asian, Pacific) only from a hex holding an
+  HQ or two corps or armies that are not partisans."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import NamedTuple
+
+from .world import World
+
+RULE = "2.2"
+NO_ZOC = ("naval", "air")
+OWN_HEX_ONLY = {"partisan": None, "division": "option_2", "artillery": "option_3"}  # kind -> option that makes it so
+BLOCKING_SIDES = ("alpine", "all_sea", "straits")
+
+
+class Unit(NamedTuple):
+    kind: str  # corps, army, division, artillery, hq, partisan, supply, naval, air
+    invading: bool = False  # invaded or paradropped this turn (11.14, 11.15)
+    surprised: bool = False  # option 20
+
+
+def zoc(world: World, where: int, unit: Unit, options: Mapping[str, bool], *,
+        stack: Iterable[str] = (), unfriendly: Callable[[int], bool] = lambda hex_: False,
+        frozen: bool = False) -> set[int]:
+    """The hexes `unit` in hex `where` exerts its ZOC into. `stack`: the kinds of the land units
+    in its hex (option 4); `unfriendly(hex)`: whether the hex is controlled by a power of the other
+    side the unit is not at war with; `frozen`: lakes are frozen."""
+    if _none(unit, options):
+        return set()
+    if _own_hex_only(unit, options) or world.offmap(where):
+        return {where}
+    if options.get("option_4") and world.scale[where] == 2 and not _strong(stack):
+        return {where}
+    reached = {where}
+    for there in world.neighbours[where]:
+        if world.offmap(there) or world.hexdot(there) or unfriendly(there):
+            continue
+        sides = world.between(where, there)
+        if any(kind in sides for kind in BLOCKING_SIDES) or ("lake" in sides and not frozen):
+            continue
+        reached.add(there)
+    return reached
+
+
+def _none(unit: Unit, options: Mapping[str, bool]) -> bool:
+    return (unit.kind in NO_ZOC or unit.invading or (unit.kind == "supply" and bool(options.get("option_6")))
+            or (unit.surprised and bool(options.get("option_20"))))
+
+
+def _own_hex_only(unit: Unit, options: Mapping[str, bool]) -> bool:
+    if unit.kind not in OWN_HEX_ONLY:
+        return False
+    option = OWN_HEX_ONLY[unit.kind]
+    return option is None or bool(options.get(option))
+
+
+def _strong(stack: Iterable[str]) -> bool:
+    """Option 4: an HQ, or two corps or armies that are not partisans."""
+    kinds = list(stack)
+    return "hq" in kinds or sum(kind in ("corps", "army") for kind in kinds) >= 2

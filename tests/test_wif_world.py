@@ -1,0 +1,51 @@
+"""World in Flames' world and zones of control (seed 004, 2.1, 2.2) on the sample world:
+tests/cases/world_in_flames/world.toml and zoc.toml."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from pbem.rules.world_in_flames import world as worlds
+from pbem.rules.world_in_flames.zoc import Unit, zoc
+
+from pbem.errors import UsageError
+
+CASES = Path(__file__).parent / "cases" / "world_in_flames"
+WORLD_CASES = tomllib.loads((CASES / "world.toml").read_text())["case"]
+ZOC_CASES = tomllib.loads((CASES / "zoc.toml").read_text())["case"]
+WORLD = worlds.load()
+
+
+def hexes(names) -> set[int]:
+    return {worlds.hex_named(WORLD, name) for name in names}
+
+
+@pytest.mark.parametrize("case", WORLD_CASES, ids=[f"{c['id']} [{c['rule']}]" for c in WORLD_CASES])
+def test_world_case(case):
+    if "adjacent" in case:
+        here = worlds.hex_named(WORLD, case["hex"])
+        assert set(WORLD.neighbours[here]) == hexes(case["adjacent"])
+        assert all(here in WORLD.neighbours[other] for other in WORLD.neighbours[here])  # both ways
+    if "between" in case:
+        a, b = worlds.hex_named(WORLD, case["hex"]), worlds.hex_named(WORLD, case["between"])
+        assert WORLD.between(a, b) == WORLD.between(b, a) == frozenset(case["features"])
+    for name, count in case.get("counts", {}).items():
+        assert WORLD.scale[worlds.hex_named(WORLD, name)] == count, name
+
+
+@pytest.mark.parametrize("case", ZOC_CASES, ids=[f"{c['id']} [{c['rule']}]" for c in ZOC_CASES])
+def test_zoc_case(case):
+    unfriendly = hexes(case.get("unfriendly", []))
+    found = zoc(WORLD, worlds.hex_named(WORLD, case["hex"]), Unit(**case["unit"]), case.get("options", {}),
+                stack=case.get("stack", ()), unfriendly=unfriendly.__contains__, frozen=case.get("frozen", False))
+    assert found == hexes(case["zoc"]), sorted(WORLD.ids[i] for i in found)
+
+
+def test_every_hex_knows_its_neighbours_both_ways_and_names_are_found():
+    for here, near in enumerate(WORLD.neighbours):
+        assert all(here in WORLD.neighbours[other] for other in near), WORLD.ids[here]
+    assert worlds.hex_named(WORLD, "Warsaw") == worlds.hex_named(WORLD, "east_europe:3,2")
+    with pytest.raises(UsageError, match="did you mean warsaw"):
+        worlds.hex_named(WORLD, "warsw")
