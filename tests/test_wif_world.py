@@ -49,3 +49,22 @@ def test_every_hex_knows_its_neighbours_both_ways_and_names_are_found():
     assert worlds.hex_named(WORLD, "Warsaw") == worlds.hex_named(WORLD, "east_europe:3,2")
     with pytest.raises(UsageError, match="did you mean warsaw"):
         worlds.hex_named(WORLD, "warsw")
+
+
+STACKING_CASES = tomllib.loads((CASES / "stacking.toml").read_text())["case"]
+
+
+@pytest.mark.parametrize("case", STACKING_CASES, ids=[f"{c['id']} [{c['rule']}]" for c in STACKING_CASES])
+def test_stacking_case(case):
+    from pbem.rules.world_in_flames.stacking import Stacked, check
+
+    from pbem.errors import IllegalOrder
+
+    units = [Stacked(**unit) for unit in case["units"]]
+    where = worlds.hex_named(WORLD, case["hex"])
+    if "error" not in case:
+        check(WORLD, where, units, case.get("options", {}), case.get("friendly_port", True))
+        return
+    with pytest.raises(IllegalOrder) as refused:
+        check(WORLD, where, units, case.get("options", {}), case.get("friendly_port", True))
+    assert refused.value.rule == "2.3.1" and case["error"] in refused.value.message

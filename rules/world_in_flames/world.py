@@ -28,6 +28,10 @@ class World(NamedTuple):
     neighbours: tuple[tuple[int, ...], ...]
     features: dict[tuple[int, int], frozenset[str]]  # hexside features between adjacent hexes
     names: dict[str, int]
+    cities: frozenset[int]
+    major_ports: frozenset[int]
+    minor_ports: frozenset[int]
+    coastal: frozenset[int]  # land hexes on a sea or lake coast (2.3.1)
 
     def offmap(self, index: int) -> bool:
         return not self.map_of[index]
@@ -71,9 +75,14 @@ def load() -> World:
     _joins(data, position, links, features, edges)
     _offmap(data, grids, position, terrain, links)
     names = {name: position[hex_id] for name, hex_id in data.get("names", {}).items()}
+    places = {key: frozenset(_hex(position, text) for text in data.get("places", {}).get(key, []))
+              for key in ("cities", "major_ports", "minor_ports", "coastal")}
+    on_coast = {i for i in range(len(ids)) if terrain[i] not in (*HEXDOTS, "none", "offmap")
+                and any(terrain[j] in HEXDOTS for j in links[i])}
     return World(tuple(ids), tuple(terrain), tuple(map_of), tuple(scale),
                  tuple(tuple(sorted(links[i])) for i in range(len(ids))),
-                 {pair: frozenset(kinds) for pair, kinds in features.items()}, names)
+                 {pair: frozenset(kinds) for pair, kinds in features.items()}, names, places["cities"],
+                 places["major_ports"], places["minor_ports"], places["coastal"] | frozenset(on_coast))
 
 
 def _decode(row: str, codes: dict[str, str]) -> list[str]:

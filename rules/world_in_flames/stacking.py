@@ -1,0 +1,99 @@
+"""Stacking limits (seed 004, 2.3.1), each kind of unit on its own: land, aircraft and naval limits
+are independent (Combinations). `check` refuses a hex's units over any of them with the rule.
+
+Land: 2 units, doubled off the map; options 2, 3 and 6: a third (off the map, a fifth) if it is a
+division, artillery or supply unit; option 5: two fortification markers besides. Aircraft not
+flying a mission: the highest of minor port 2, major port or city 3, mountain, desert mountain or
+swamp 0, any other 1; doubled off the map; then +1 with an HQ; option 7: +1 for each engineer
+division (after doubling); option 8: one flying boat besides, in a coastal hex only, engineers no
+help. Naval: in a friendly minor port 2 (option 9: 4), counting every 5 convoy points as a unit
+(option 9: every 2, or a spare point); in a major port or a sea-box no limit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from pbem.errors import IllegalOrder
+
+from .world import World
+
+RULE = "2.3.1"
+LAND = ("corps", "army", "hq", "partisan", "division", "artillery", "supply", "engineer")
+EXTRA_LAND = {"division": "option_2", "engineer": "option_2", "artillery": "option_3", "supply": "option_6"}
+NO_AIRCRAFT = ("mountain", "desert_mountain", "swamp")
+
+
+class Stacked(NamedTuple):
+    kind: str  # a land kind, "fort" (option 5), "aircraft", "flying_boat", "naval" or "convoy"
+    convoy_points: int = 0
+
+
+def check(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool],
+          friendly_port: bool = True) -> None:
+    """IllegalOrder naming the limit broken, if these units cannot stand together in the hex."""
+    _land(world, where, [u.kind for u in units if u.kind in LAND], options)
+    forts = sum(u.kind == "fort" for u in units)
+    if forts and (not options.get("option_5") or forts > 2):
+        raise IllegalOrder("at most 2 fortification markers a hex (option 5)", rule=RULE, field="units")
+    _aircraft(world, where, units, options)
+    _naval(world, where, units, options, friendly_port)
+
+
+def land_limit(world: World, where: int) -> int:
+    return 4 if world.offmap(where) else 2
+
+
+def _land(world: World, where: int, kinds: list[str], options: Mapping[str, bool]) -> None:
+    limit = land_limit(world, where)
+    extra = any(options.get(option) and kind == k for kind in kinds for k, option in EXTRA_LAND.items())
+    if len(kinds) > limit + (1 if extra else 0):
+        raise IllegalOrder(f"{len(kinds)} land units in {world.ids[where]}: the limit is {limit}"
+                           + (" and a division, artillery or supply unit" if extra else ""), rule=RULE, field="units")
+
+
+def aircraft_limit(world: World, where: int, kinds: Sequence[str], options: Mapping[str, bool]) -> int:
+    """The limit for aircraft that are not flying boats."""
+    found = [1 if world.terrain[where] not in NO_AIRCRAFT else 0]
+    if where in world.minor_ports:
+        found.append(2)
+    if where in world.major_ports or where in world.cities:
+        found.append(3)
+    limit = max(found) * (2 if world.offmap(where) else 1)
+    limit += "hq" in kinds
+    if options.get("option_7"):
+        limit += sum(kind == "engineer" for kind in kinds)
+    return limit
+
+
+def _aircraft(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool]) -> None:
+    kinds = [u.kind for u in units]
+    limit = aircraft_limit(world, where, kinds, options)
+    if kinds.count("aircraft") > limit:
+        raise IllegalOrder(f"{kinds.count('aircraft')} aircraft in {world.ids[where]}: the limit is {limit}",
+                           rule=RULE, field="units")
+    boats = kinds.count("flying_boat")
+    if boats and (not options.get("option_8") or boats > 1 or where not in world.coastal):
+        raise IllegalOrder("one flying boat a hex, in a coastal hex (option 8)", rule=RULE, field="units")
+
+
+def naval_limit(world: World, where: int, options: Mapping[str, bool], friendly_port: bool) -> int | None:
+    """Naval units a hex holds: None for no limit (a friendly major port), 0 where there is no
+    friendly port."""
+    if where in world.major_ports and friendly_port:
+        return None
+    if where in world.minor_ports and friendly_port:
+        return 4 if options.get("option_9") else 2
+    return 0
+
+
+def _naval(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool],
+           friendly_port: bool) -> None:
+    ships = sum(u.kind == "naval" for u in units)
+    points = sum(u.convoy_points for u in units if u.kind == "convoy")
+    # every 5 convoy points a unit; option 9: every 2, and a spare point too
+    count = ships + (-(-points // 2) if options.get("option_9") else points // 5)
+    limit = naval_limit(world, where, options, friendly_port)
+    if count and limit is not None and count > limit:
+        raise IllegalOrder(f"{count} naval units in {world.ids[where]}: the limit is {limit}", rule=RULE,
+                           field="units")
