@@ -88,12 +88,9 @@ def unseal(table, names) -> None:
             assert result[0] == 0, result
 
 
-def test_a_land_phase_with_reactions_and_an_overrun(table):
-    """Britain alone courts Austria before the game; in turn 1 France moves fr_1 into Munich:
-    Austria's cavalry there withdraws at will (no die), Charles tries to intercept from Vienna
-    (his die at bob's roll point decides); alice overruns Munich if he came (8 to 8 fails), else
-    the overrun is refused; a refused order signs nothing; `pbem show land` tells it all, and
-    `pbem verify` passes."""
+def to_frances_land_phase(table) -> None:
+    """Britain alone courts Austria before the game; alice passes the peace step; bob ends
+    Austria's and Britain's land phases: France's begins."""
     for name, orders in (("alice", ()), ("bob", ("overture ump=austria",)), ("carol", ())):
         seal(table, name, *orders)
     unseal(table, NAMES)
@@ -102,6 +99,15 @@ def test_a_land_phase_with_reactions_and_an_overrun(table):
     sign(table, "alice", "no_force_peace")  # the peace step: France is at war with Austria, an UMP (14.3.3.8)
     for _ in range(2):  # Austria's land phase, then Britain's: both bob's
         sign(table, "bob", "end_land_phase")
+
+
+def test_a_land_phase_with_reactions_and_an_overrun(table):
+    """Britain alone courts Austria before the game; in turn 1 France moves fr_1 into Munich:
+    Austria's cavalry there withdraws at will (no die), Charles tries to intercept from Vienna
+    (his die at bob's roll point decides); alice overruns Munich if he came (8 to 8 fails), else
+    the overrun is refused; a refused order signs nothing; `pbem show land` tells it all, and
+    `pbem verify` passes."""
+    to_frances_land_phase(table)
     code, _, err = table["alice"].cli("move", "move units=fr_1 path=munich,vienna,prague")
     assert code == 1 and "rule 7.3" in err and "costs 5" in err and err.count("\n") == 1, err
     sign(table, "alice", "move units=fr_1,napoleon path=munich")
@@ -156,3 +162,31 @@ def test_planned_reactions_through_pbem_seal(tmp_path):
     assert land["units"]["fr_1"]["area"] == "munich"
     assert land["units"]["au_1"]["area"] == ("munich" if intercepted else "vienna")
     assert table["alice"].cli("verify")[0] == 0
+
+
+@pytest.mark.parametrize(("player", "text", "words"), [
+    ("alice", "move units=fr_1 path=munchen", "field 'orders[1].path', rule 7.3: no area 'munchen'; did you mean"),
+    ("alice", "move units=fr_1,fr_1 path=munich", "field 'orders[1].units', rule 7.3: fr_1 is named twice"),
+    ("alice", "move units=au_1 path=buda", "rule 7.3: au_1 is austria's; this is france's land phase"),
+    ("alice", "move units=fr_1 path=vienna", "rule 7.3: vienna does not border paris"),
+    ("alice", "overrun area=munich", "rule 12.3.9.2: no france corps entered munich this phase"),
+    ("alice", "react corps=au_1 to=munich", "rule 12.3.7.4: react is not open to alice now"),
+    ("alice", "retreat to=paris", "rule 7.5: retreat is not open to alice now"),
+    ("alice", "landwehr power=prussia active=true", "rule 12.11.3: landwehr is not open to alice now"),
+    ("alice", "march units=fr_1", "unknown order 'march'"),
+    ("alice", "move units=fr_1 path=munich extra=1", "field 'orders[1].extra', rule 7.3: move takes no 'extra'"),
+    ("bob", "end_land_phase", "out of turn"),
+])
+def test_a_bad_land_order_is_refused_and_changes_nothing(table, player, text, words):
+    """Each bad order in France's land phase: exit 1, one line naming the entry's player, field and
+    rule, and no file changed in any player's directory; a good order goes through after it."""
+    from helpers import changes, snapshot
+
+    to_frances_land_phase(table)
+    before = {name: snapshot(table[name].dir) for name in NAMES}
+    code, out, err = table[player].cli("move", text)
+    assert code == 1 and out == "" and words in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"player {player}" in err
+    for name in NAMES:
+        assert snapshot(table[name].dir) == before[name], changes(before[name], snapshot(table[name].dir))
+    sign(table, "alice", "move units=fr_cav path=rennes")
