@@ -51,5 +51,6 @@ def test_the_example_game_verifies_and_shows(tmp_path):
     assert diplomacy["last_economic"]["landwehr"] == [{"player": "dave", "power": "prussia", "active": True}]
     powers = json.loads(pbem("show", "powers", "--json", "--game", str(game)).stdout)["powers"]
     assert powers["prussia"]["pp"] == 6 and powers["spain"]["controller"] == "britain"
+    assert powers["prussia"]["landwehr"] == "active"
     assert sorted(p.name for p in (EXAMPLE / "test-only-keys").iterdir()) == sorted(
         [f"{name}{ext}" for name in ("alice", "bob", "carol", "dave") for ext in ("", ".pub")])

@@ -110,3 +110,19 @@ def test_every_rule_of_the_economic_phase_has_a_case():
     cited = {case["rule"] for case in CASES}
     assert {"12.11.2", "12.11.3", "12.11.3.1", "10.5.2", "14.1.5.1.1", "14.1.5.1.2", "14.7.6", "14.3.3.8",
             "14.3.3.9", "12.10", "E18", "E19"} <= cited
+
+
+def test_pbem_show_powers_tells_the_landwehr_and_the_1805_militia():
+    """12.11.2-12.11.3.1: the conversions made before the game, and each landwehr active or once
+    active, are public."""
+    from rich.console import Console
+
+    state = start({"scenario": "campaign_1805", "position": {"start": "1805-01", "turn": 0, "step": "ump_control"}})
+    play(state, [{"sealed": {"alice": [{"kind": "convert_militia", "corps": "fr_1", "infantry": 2, "city": "paris"}]}}])
+    state.powers["austria"].landwehr_ever = True
+    view = RULESET.views(state)["powers"]
+    data = view.data()
+    assert (data["powers"]["austria"]["landwehr"], data["powers"]["prussia"]["landwehr"]) == ("once", "")
+    console = Console(width=160, record=True)
+    console.print(view.render(data))
+    assert "before the game (12.11.2): france: 2 infantry of fr_1 into 6 militia in paris" in console.export_text()

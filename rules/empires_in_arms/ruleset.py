@@ -249,7 +249,7 @@ class EmpiresInArms(Ruleset[EiaState]):
         return EiaState(
             setup=setup, turn=data["turn"], start=(data["start"][0], data["start"][1]), step=data["step"],
             bourbon=data["bourbon"],
-            powers={name: Power(**{**facts, "history": list(facts["history"]), "off_map": dict(facts["off_map"]),
+            powers={name: Power(**{**facts, "history": list(facts["history"]),
                                    "set_aside": plain_copy(facts["set_aside"])})
                     for name, facts in data["powers"].items()},
             wars=[list(p) for p in data["wars"]], alliances=[list(p) for p in data["alliances"]],
@@ -264,8 +264,7 @@ class EmpiresInArms(Ruleset[EiaState]):
         )
 
     def copy(self, state: EiaState, setup: Setup) -> EiaState:
-        return replace(state, powers={name: replace(p, history=list(p.history), off_map=dict(p.off_map),
-                                                    set_aside=plain_copy(p.set_aside))
+        return replace(state, powers={name: replace(p, history=list(p.history), set_aside=plain_copy(p.set_aside))
                                       for name, p in state.powers.items()},
                        wars=[list(p) for p in state.wars], alliances=[list(p) for p in state.alliances],
                        surrendered=[list(p) for p in state.surrendered],

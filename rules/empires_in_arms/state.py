@@ -21,13 +21,20 @@ class Power:
     manpower: int = 0
     vp: int = 0  # victory points so far (8.1.3.2)
     neutral_phases: int = 0  # Economic Phases spent neutral since it last was (14.3.6.1b)
-    off_map: dict[str, int] = field(default_factory=dict)  # a neutral UMP's strength, by area it left (14.3.6)
     set_aside: dict[str, dict] = field(default_factory=dict)  # its corps while neutral, to set up again (14.3.3.5)
     controller: str | None = None  # the major power controlling this UMP (14.3.2)
     history: list[str] = field(default_factory=list)  # every power that gained it, in order (14.3.2 ties)
     surrendered_in: int | None = None  # the turn of its first unconditional surrender (12.11.3; 0: before)
     landwehr: bool = False  # its landwehr is active (12.11.3)
     landwehr_ever: bool = False  # it once was: the German Confederation penalty (12.11.3.1)
+
+    @property
+    def off_map(self) -> dict[str, int]:
+        """14.3.6: a neutral UMP's strength off the map, by the area it left."""
+        found: dict[str, int] = {}
+        for corps in self.set_aside.values():
+            found[corps["area"]] = found.get(corps["area"], 0) + sum(corps["factors"].values())
+        return found
 
     @property
     def last_controller(self) -> str | None:

@@ -199,7 +199,6 @@ def _neutral(state: EiaState, ump: str) -> dict:
     facts.status, facts.controller = NEUTRAL, None
     for name, unit in list(state.corps.items()):  # 14.3.6: off the map, their strengths recorded
         if unit.power == ump:
-            facts.off_map[unit.area] = facts.off_map.get(unit.area, 0) + unit.strength
             facts.set_aside[name] = {"kind": unit.kind, "area": unit.area, "factors": dict(unit.factors),
                                      "origin": unit.origin}
             del state.corps[name]
@@ -238,7 +237,7 @@ def _set_up_again(state: EiaState, ump: str) -> dict[str, str]:
     for name, leader in state.leaders.items():
         if leader.power == ump and leader.area is None:
             leader.area = placed[name] = powers.capital(ump)
-    facts.set_aside, facts.off_map = {}, {}
+    facts.set_aside = {}
     return placed
 
 

@@ -21,12 +21,18 @@ def standing(state: EiaState) -> str:
     return f"{when}; UMPs: {', '.join(umps) or 'none'}"
 
 
+def _landwehr(power) -> str:
+    """12.11.3: active, or once active (the German Confederation penalty stays, 12.11.3.1)."""
+    return "active" if power.landwehr else "once" if power.landwehr_ever else ""
+
+
 def powers_data(state: EiaState) -> dict:
     return {"turn": state.turn, "powers": {name: {"status": p.status, "pp": p.pp, "money": p.money,
                                                   "manpower": p.manpower, "vp": p.vp, "controller": p.controller,
-                                                  "last_controller": p.last_controller}
+                                                  "last_controller": p.last_controller, "landwehr": _landwehr(p)}
                                            for name, p in state.powers.items()},
-            "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered}
+            "wars": state.wars, "alliances": state.alliances, "surrendered": state.surrendered,
+            "militia_conversions": state.conversions}
 
 
 def render_powers(data: dict):
@@ -35,13 +41,20 @@ def render_powers(data: dict):
     from pbem.report import literal
 
     table = Table(title=literal(f"Major powers ({_when(data['turn'])})"), title_justify="left")
-    for column in ("power", "status", "controlled by", "PP", "money", "manpower", "VP", "last controller"):
+    for column in ("power", "status", "controlled by", "PP", "money", "manpower", "VP", "last controller",
+                   "landwehr"):
         table.add_column(column)
     for name, p in data["powers"].items():
         table.add_row(*(literal(str(value)) for value in (name, p["status"], p["controller"] or "—", p["pp"],
                                                           f"${p['money']}", p["manpower"], p["vp"],
-                                                          p["last_controller"] or "—")))
-    return table
+                                                          p["last_controller"] or "—", p["landwehr"] or "—")))
+    if not data["militia_conversions"]:
+        return table
+    from rich.console import Group
+
+    converted = "; ".join(f"{c['power']}: {c['infantry']} infantry of {c['corps']} into {3 * c['infantry']} militia "
+                          f"in {c['city']}" for c in data["militia_conversions"])
+    return Group(table, literal(f"before the game (12.11.2): {converted}"))
 
 
 def diplomacy_data(state: EiaState) -> dict:
