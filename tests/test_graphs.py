@@ -101,8 +101,9 @@ def one_source_bounded(neighbours, source, limit, cost, sea, relay):
             return AT_SEA if leg in (LAND, AT_SEA) else None
         return LANDED if leg in (AT_SEA, LANDED) else LAND
 
-    seen = {(source, LAND, limit)}
-    stack = [(source, LAND, limit)]
+    start = (source, AT_SEA if sea[source] else LAND, limit)
+    seen = {start}
+    stack = [start]
     while stack:
         node, leg, left = stack.pop()
         if relay[node] and left < limit and (node, leg, limit) not in seen:
@@ -130,7 +131,6 @@ def test_bounded_reach_against_one_search_per_source(width, height, limit, data)
     relay = [not s and r for s, r in zip(sea, data.draw(st.lists(st.booleans(), min_size=size, max_size=size)),
                                           strict=True)]
     sources = data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=4))
-    sea = [s and node not in sources for node, s in enumerate(sea)]
     found = bounded_reach(neighbours, sources, limit, lambda u, v: costs[(u, v)], sea, relay)
     for bit, source in enumerate(sources):
         reached = one_source_bounded(neighbours, source, limit, lambda u, v: costs[(u, v)], sea, relay)
@@ -155,3 +155,18 @@ def test_a_secondary_source_starts_the_count_again():
     assert bounded_reach(line, [0], 3, lambda u, v: 1) == [1, 1, 1, 1, 0, 0, 0]
     assert bounded_reach(line, [0], 3, lambda u, v: 1, relays=[False, False, False, True, False, False, False]) \
         == [1] * 7
+
+
+def test_a_source_at_sea_has_its_leg_under_way():
+    """A source on a sea node: sea, land, sea, land would be two overseas legs; the second is out."""
+    line = [(1,), (0, 2), (1, 3), (2,)]
+    assert bounded_reach(line, [0], 4, lambda u, v: 0, [True, False, True, False]) == [1, 1, 0, 0]
+
+
+def test_the_cost_of_a_step_is_the_node_nearer_the_source():
+    """Traced from the unit, each hex entered counts: from a unit at 3 to the source at 0 the path
+    enters 2, 1 and 0. Charging u (the node nearer the source) counts 0, 1 and 2 once each: with
+    hexes costing 1, 1 and 2 and a limit of 4 the unit at 3 is in reach (4), the one at 4 is not."""
+    line = [(1,), (0, 2), (1, 3), (2, 4), (3,)]
+    hex_cost = [2, 1, 1, 1, 1]
+    assert bounded_reach(line, [0], 4, lambda u, v: hex_cost[u]) == [1, 1, 1, 1, 0]

@@ -67,4 +67,31 @@ def test_stacking_case(case):
         return
     with pytest.raises(IllegalOrder) as refused:
         check(WORLD, where, units, case.get("options", {}), case.get("friendly_port", True))
-    assert refused.value.rule == "2.3.1" and case["error"] in refused.value.message
+    assert refused.value.rule == case["rule"] and case["error"] in refused.value.message
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda d: d["maps"]["asia"]["rows"].__setitem__(0, "6x"), "no terrain code 'x'"),
+    (lambda d: d["maps"]["asia"]["rows"].__setitem__(0, "5c"), "rows are not all of one width"),
+    (lambda d: d["hexsides"][0].__setitem__("side", "N"), "no side 'N'"),
+    (lambda d: d["hexsides"][0].__setitem__("hex", "riyadh"), "names no on-map hex 'riyadh'"),
+    (lambda d: d["offmap"]["riyadh"]["lines"].append("east_europe:7,4"), "no land hex nor large hex-dot"),
+    (lambda d: d["offmap"]["dakar"]["offmap"].append("cairo"), "names no hex 'cairo'"),
+    (lambda d: d["names"].__setitem__("moscow", "east_europe:9,9"), "names no hex 'east_europe:9,9'"),
+])
+def test_a_broken_world_file_is_refused_with_its_fault(monkeypatch, change, words):
+    import copy
+    import re
+
+    from pbem import datafile
+
+    data = copy.deepcopy(datafile.load("pbem.rules.world_in_flames", "world.toml"))
+    change(data)
+    monkeypatch.setattr(datafile, "load", lambda package, name: data)
+    worlds.load.cache_clear()
+    try:
+        with pytest.raises(datafile.DataFileError, match=re.escape(words)):
+            worlds.load()
+    finally:
+        monkeypatch.undo()
+        worlds.load.cache_clear()

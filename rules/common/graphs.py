@@ -105,12 +105,22 @@ def bounded_reach(
     """Bit mask per node of the sources (bit k = sources[k]) that reach it along a path costing at
     most `limit`, searched from the sources out.
 
-    cost(u, v): what the step from u to v adds to the path, or None where the path may not go.
+    cost(u, v): what the step from u to v adds, or None where the path may not go. The search runs
+      from the sources, but supply is traced the other way, from the unit: u is the node nearer
+      the source, and a rule that counts "each hex traced into" charges u here, what tracing from
+      v into u costs (u's terrain, scale, the enemy ZOC in it), never v, whose cost belongs to
+      the step beyond it.
     is_sea: nodes of the sea (areas, boxes); a path's sea nodes form one unbroken leg at most, and
-      the count of the whole chain of paths below, not of each link (an overseas leg once).
+      the count of the whole chain of paths below, not of each link (an overseas leg once). A
+      source on a sea node starts with its leg under way.
     relays: nodes where a path that reaches them starts again at cost 0, keeping its overseas leg
       (secondary sources chained to a primary one); a relay reaches what it reaches in its own
       right only through its sources.
+
+    One `cost` and one `limit` serve every link of a chain, so a rule that costs a link by what
+    kind of path it is (a railway path only between sources), by where it starts (the weather's
+    length) or lets a sea leg continue overland only at a port needs a graph built for it (a node
+    per kind of path or a port node), as its caller's business.
 
     A node's remaining budget only grows, and is at most `limit`, so each (node, leg, source) is
     settled at most limit + 1 times: bucket queue by remaining budget, highest first."""
@@ -120,7 +130,7 @@ def bounded_reach(
     have = [[0] * (3 * size) for _ in range(limit + 1)]  # have[b][state]: bits with budget >= b there
     buckets: list[list[tuple[int, int]]] = [[] for _ in range(limit + 1)]
     for bit, source in enumerate(sources):
-        buckets[limit].append((source * 3 + LAND, 1 << bit))
+        buckets[limit].append((source * 3 + (AT_SEA if sea[source] else LAND), 1 << bit))
     budget = limit
     while budget >= 0:
         if not buckets[budget]:

@@ -7,7 +7,11 @@ flying a mission: the highest of minor port 2, major port or city 3, mountain, d
 swamp 0, any other 1; doubled off the map; then +1 with an HQ; option 7: +1 for each engineer
 division (after doubling); option 8: one flying boat besides, in a coastal hex only, engineers no
 help. Naval: in a friendly minor port 2 (option 9: 4), counting every 5 convoy points as a unit
-(option 9: every 2, or a spare point); in a major port or a sea-box no limit."""
+(option 9: every 2, or a spare point); in a major port or a sea-box no limit; none where there is
+no friendly port. No land unit or aircraft stands on a hex-dot (2.1.1).
+
+Not yet here: units that cannot co-operate (18.1) never share a hex, and the separate limit of
+invading and paradropping units (11.14, 11.15): both wait for their rules."""
 
 from __future__ import annotations
 
@@ -16,23 +20,31 @@ from typing import NamedTuple
 
 from pbem.errors import IllegalOrder
 
+from . import kinds
 from .world import World
 
 RULE = "2.3.1"
-LAND = ("corps", "army", "hq", "partisan", "division", "artillery", "supply", "engineer")
 EXTRA_LAND = {"division": "option_2", "engineer": "option_2", "artillery": "option_3", "supply": "option_6"}
 NO_AIRCRAFT = ("mountain", "desert_mountain", "swamp")
 
 
 class Stacked(NamedTuple):
-    kind: str  # a land kind, "fort" (option 5), "aircraft", "flying_boat", "naval" or "convoy"
+    kind: str  # one of kinds.ALL: a land kind, "fort" (option 5), an air or a naval kind
     convoy_points: int = 0
 
 
 def check(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool],
           friendly_port: bool = True) -> None:
     """IllegalOrder naming the limit broken, if these units cannot stand together in the hex."""
-    _land(world, where, [u.kind for u in units if u.kind in LAND], options)
+    for unit in units:
+        kinds.check(unit.kind)
+        if unit.convoy_points < 0:
+            raise IllegalOrder("convoy points are 0 or more", rule=RULE, field="units")
+    grounded = any(u.kind in kinds.LAND or u.kind in kinds.AIR for u in units)
+    if grounded and (world.hexdot(where) or world.terrain[where] == "none"):
+        raise IllegalOrder(f"{world.ids[where]} is a hex-dot: no land unit or aircraft stands there", rule="2.1.1",
+                           field="units")
+    _land(world, where, [u.kind for u in units if u.kind in kinds.LAND], options)
     forts = sum(u.kind == "fort" for u in units)
     if forts and (not options.get("option_5") or forts > 2):
         raise IllegalOrder("at most 2 fortification markers a hex (option 5)", rule=RULE, field="units")
@@ -67,13 +79,13 @@ def aircraft_limit(world: World, where: int, kinds: Sequence[str], options: Mapp
 
 
 def _aircraft(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool]) -> None:
-    kinds = [u.kind for u in units]
-    limit = aircraft_limit(world, where, kinds, options)
-    if kinds.count("aircraft") > limit:
-        raise IllegalOrder(f"{kinds.count('aircraft')} aircraft in {world.ids[where]}: the limit is {limit}",
-                           rule=RULE, field="units")
-    boats = kinds.count("flying_boat")
-    if boats and (not options.get("option_8") or boats > 1 or where not in world.coastal):
+    present = [u.kind for u in units]
+    boats = present.count("flying_boat") if options.get("option_8") else 0  # else they are aircraft like any
+    planes = present.count("aircraft") + present.count("flying_boat") - boats
+    limit = aircraft_limit(world, where, present, options)
+    if planes > limit:
+        raise IllegalOrder(f"{planes} aircraft in {world.ids[where]}: the limit is {limit}", rule=RULE, field="units")
+    if boats and (boats > 1 or where not in world.coastal):
         raise IllegalOrder("one flying boat a hex, in a coastal hex (option 8)", rule=RULE, field="units")
 
 
@@ -94,6 +106,9 @@ def _naval(world: World, where: int, units: Sequence[Stacked], options: Mapping[
     # every 5 convoy points a unit; option 9: every 2, and a spare point too
     count = ships + (-(-points // 2) if options.get("option_9") else points // 5)
     limit = naval_limit(world, where, options, friendly_port)
-    if count and limit is not None and count > limit:
+    if limit == 0 and (ships or points):
+        raise IllegalOrder(f"no friendly port in {world.ids[where]}: no naval unit or convoy point stands there",
+                           rule=RULE, field="units")
+    if limit is not None and count > limit:
         raise IllegalOrder(f"{count} naval units in {world.ids[where]}: the limit is {limit}", rule=RULE,
                            field="units")

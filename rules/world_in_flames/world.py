@@ -1,5 +1,5 @@
 """The world's hexes (data/world.toml, a sample of our own) compiled once into integer arrays:
-each hex's terrain, map, what it counts (2.1: 1 European, 2 Asian, 4 off-map), hex-dots, and who
+each hex's terrain, map, what it counts (2.4.2: 1 European, 2 Asian, 4 off-map), hex-dots, and who
 is adjacent to whom (2.1.1): across a hexside; across the numbered join of the East European and
 Asian maps, through the Asian hexside whose features apply; and off-map hexes with the on-map
 hexes their lines reach, the on-map edge hexes (and large hex-dots) next to those, and the
@@ -16,7 +16,7 @@ from pbem.errors import UsageError
 
 from ..common.hexes import DIRECTIONS, Grid
 
-OFFMAP_SCALE = 4  # 2.1: an off-map hex counts 4
+OFFMAP_SCALE = 4  # 2.4.2: an off-map hex counts 4
 HEXDOTS = ("hexdot", "large_hexdot")
 
 
@@ -28,6 +28,7 @@ class World(NamedTuple):
     neighbours: tuple[tuple[int, ...], ...]
     features: dict[tuple[int, int], frozenset[str]]  # hexside features between adjacent hexes
     names: dict[str, int]
+    position: dict[str, int]  # id -> index
     cities: frozenset[int]
     major_ports: frozenset[int]
     minor_ports: frozenset[int]
@@ -53,7 +54,7 @@ def load() -> World:
     scale: list[int] = []
     grids: dict[str, tuple[Grid, int]] = {}
     for name, facts in data["maps"].items():
-        rows = [_decode(row, codes) for row in facts["rows"]]
+        rows = _rows(name, facts, codes)
         grid, start = Grid(len(rows[0]), len(rows)), len(ids)
         grids[name] = (grid, start)
         for index in range(grid.size):
@@ -74,14 +75,14 @@ def load() -> World:
     edges = _hexsides(data, grids, position, features)
     _joins(data, position, links, features, edges)
     _offmap(data, grids, position, terrain, links)
-    names = {name: position[hex_id] for name, hex_id in data.get("names", {}).items()}
+    names = {name.lower(): _hex(position, hex_id) for name, hex_id in data.get("names", {}).items()}
     places = {key: frozenset(_hex(position, text) for text in data.get("places", {}).get(key, []))
               for key in ("cities", "major_ports", "minor_ports", "coastal")}
     on_coast = {i for i in range(len(ids)) if terrain[i] not in (*HEXDOTS, "none", "offmap")
                 and any(terrain[j] in HEXDOTS for j in links[i])}
     return World(tuple(ids), tuple(terrain), tuple(map_of), tuple(scale),
                  tuple(tuple(sorted(links[i])) for i in range(len(ids))),
-                 {pair: frozenset(kinds) for pair, kinds in features.items()}, names, places["cities"],
+                 {pair: frozenset(kinds) for pair, kinds in features.items()}, names, position, places["cities"],
                  places["major_ports"], places["minor_ports"], places["coastal"] | frozenset(on_coast))
 
 
@@ -89,8 +90,23 @@ def _decode(row: str, codes: dict[str, str]) -> list[str]:
     """A run-length row: "3c2." is three clear hexes, then two hex-dots."""
     cells = []
     for count, code in re.findall(r"(\d*)(\S)", row):
+        if code not in codes:
+            raise datafile.DataFileError(f"world.toml: no terrain code {code!r} (row {row!r})", field="rows")
         cells += [codes[code]] * (int(count) if count else 1)
     return cells
+
+
+def _rows(name: str, facts: dict, codes: dict[str, str]) -> list[list[str]]:
+    rows = [_decode(row, codes) for row in facts["rows"]]
+    if not rows or any(len(row) != len(rows[0]) for row in rows):
+        raise datafile.DataFileError(f"world.toml: map {name}'s rows are not all of one width", field="rows")
+    return rows
+
+
+def _direction(name: str) -> int:
+    if name not in DIRECTIONS:
+        raise datafile.DataFileError(f"world.toml: no side {name!r} (sides: {', '.join(DIRECTIONS)})", field="side")
+    return DIRECTIONS.index(name)
 
 
 def _grid_links(grids, terrain: list[str], links: dict[int, set[int]]) -> None:
@@ -102,9 +118,9 @@ def _grid_links(grids, terrain: list[str], links: dict[int, set[int]]) -> None:
                     links[start + index].add(start + other)
 
 
-def _hex(position: dict[str, int], text: str) -> int:
-    if text not in position:
-        raise datafile.DataFileError(f"world.toml names no hex {text!r}", field="world")
+def _hex(position: dict[str, int], text: str, on_map: bool = False) -> int:
+    if text not in position or (on_map and ":" not in text):
+        raise datafile.DataFileError(f"world.toml names no {'on-map ' if on_map else ''}hex {text!r}", field="world")
     return position[text]
 
 
@@ -112,9 +128,9 @@ def _hexsides(data, grids, position, features) -> dict[tuple[int, int], set[str]
     """Features between neighbours; those of a map's edge hexsides (a join's) by (hex, side)."""
     edges: dict[tuple[int, int], set[str]] = {}
     for side in data.get("hexsides", []):
-        here = _hex(position, side["hex"])
+        here = _hex(position, side["hex"], on_map=True)
         grid, start = grids[side["hex"].split(":")[0]]
-        direction = DIRECTIONS.index(side["side"])
+        direction = _direction(side["side"])
         other = grid.step(here - start, direction)
         if other < 0:
             edges.setdefault((here, direction), set()).add(side["kind"])
@@ -128,10 +144,10 @@ def _joins(data, position, links, features, edges) -> None:
     """2.1.1: the same-numbered hexes across the join, through the Asian hexside, whose features
     apply."""
     for join in data.get("joins", []):
-        east, asian = _hex(position, join["hex"]), _hex(position, join["asian_hex"])
+        east, asian = _hex(position, join["hex"], on_map=True), _hex(position, join["asian_hex"], on_map=True)
         links[east].add(asian)
         links[asian].add(east)
-        through = edges.get((asian, DIRECTIONS.index(join["side"])), set())
+        through = edges.get((asian, _direction(join["side"])), set())
         for pair in ((east, asian), (asian, east)):
             features.setdefault(pair, set()).update(through)
 
@@ -142,16 +158,21 @@ def _offmap(data, grids, position, terrain, links) -> None:
     for name, facts in data.get("offmap", {}).items():
         here = position[name]
         for text in facts.get("lines", []):
-            reached = _hex(position, text)
+            reached = _hex(position, text, on_map=True)
+            if terrain[reached] in ("none", "hexdot"):
+                raise datafile.DataFileError(f"world.toml: {name}'s line ends on {text}, no land hex nor large "
+                                             "hex-dot (2.1.1)", field="lines")
             grid, start = grids[text.split(":")[0]]
-            near = [start + n for n in grid.neighbours()[reached - start] if _on_edge(grid, n)
+            steps = (grid.step(reached - start, d) for d in range(6))
+            near = [start + n for n in steps if n >= 0 and _on_edge(grid, n)
                     and terrain[start + n] not in ("none", "hexdot")]
             for other in [reached, *near]:
                 links[here].add(other)
                 links[other].add(here)
         for other_name in facts.get("offmap", []):
-            links[here].add(position[other_name])
-            links[position[other_name]].add(here)
+            other = _hex(position, other_name)
+            links[here].add(other)
+            links[other].add(here)
 
 
 def _on_edge(grid: Grid, index: int) -> bool:
@@ -165,8 +186,8 @@ def hex_named(world: World, text: str) -> int:
     wanted = text.strip().lower()
     if wanted in world.names:
         return world.names[wanted]
-    if wanted in world.ids:
-        return world.ids.index(wanted)
+    if wanted in world.position:
+        return world.position[wanted]
     import difflib
 
     near = difflib.get_close_matches(wanted, [*world.names, *world.ids], n=1)

@@ -6,24 +6,27 @@ adjacent ones, but:
 - none into or out of off-map hexes, into hex-dots, across alpine, all-sea, straits or lake
   hexsides (a frozen lake excepted), nor into a hex controlled by a major power or minor country
   of the other side the unit is not at war with;
-- option 4: into an adjacent hex on a map counting 2 (Asian, Pacific) only from a hex holding an
-  HQ or two corps or armies that are not partisans."""
+- option 4: into an adjacent hex on a map counting 2 (Asian, Pacific; whatever map the unit is
+  on) only from a hex holding an HQ or two corps or armies that are not partisans, the unit
+  itself counted."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
+from . import kinds
 from .world import World
 
 RULE = "2.2"
-NO_ZOC = ("naval", "air")
-OWN_HEX_ONLY = {"partisan": None, "division": "option_2", "artillery": "option_3"}  # kind -> option that makes it so
+NO_ZOC = (*kinds.AIR, *kinds.NAVAL)
+# kind -> the option that makes its ZOC its own hex only (None: always); engineers are divisions (W3)
+OWN_HEX_ONLY = {"partisan": None, "division": "option_2", "engineer": "option_2", "artillery": "option_3"}
 BLOCKING_SIDES = ("alpine", "all_sea", "straits")
 
 
 class Unit(NamedTuple):
-    kind: str  # corps, army, division, artillery, hq, partisan, supply, naval, air
+    kind: str  # one of kinds.ALL
     invading: bool = False  # invaded or paradropped this turn (11.14, 11.15)
     surprised: bool = False  # option 20
 
@@ -31,18 +34,20 @@ class Unit(NamedTuple):
 def zoc(world: World, where: int, unit: Unit, options: Mapping[str, bool], *,
         stack: Iterable[str] = (), unfriendly: Callable[[int], bool] = lambda hex_: False,
         frozen: bool = False) -> set[int]:
-    """The hexes `unit` in hex `where` exerts its ZOC into. `stack`: the kinds of the land units
-    in its hex (option 4); `unfriendly(hex)`: whether the hex is controlled by a power of the other
-    side the unit is not at war with; `frozen`: lakes are frozen."""
+    """The hexes `unit` in hex `where` exerts its ZOC into. `stack`: the kinds of the other land
+    units in its hex (option 4); `unfriendly(hex)`: whether the hex is controlled by a power of the
+    other side the unit is not at war with; `frozen`: lakes are frozen."""
+    kinds.check(unit.kind)
     if _none(unit, options):
         return set()
     if _own_hex_only(unit, options) or world.offmap(where):
         return {where}
-    if options.get("option_4") and world.scale[where] == 2 and not _strong(stack):
-        return {where}
+    weak = bool(options.get("option_4")) and not _strong([unit.kind, *stack])
     reached = {where}
     for there in world.neighbours[where]:
         if world.offmap(there) or world.hexdot(there) or unfriendly(there):
+            continue
+        if weak and world.scale[there] == 2:  # option 4: into a hex on the Asian or Pacific map
             continue
         sides = world.between(where, there)
         if any(kind in sides for kind in BLOCKING_SIDES) or ("lake" in sides and not frozen):
