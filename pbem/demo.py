@@ -256,7 +256,8 @@ def run(which: str = "freeform", keep: Path | None = None):
         ruleset = rulesets.load(which.replace("-", "_"))
         script = ruleset.demo_script()
     except (UsageError, AttributeError):
-        raise UsageError(f"no demo {which!r}; try freeform, paths-of-glory or empires-in-arms", field="GAME") from None
+        games = ", ".join(name.replace("_", "-") for name in sorted(rulesets.available()))
+        raise UsageError(f"no demo {which!r}; try one of {games}", field="GAME") from None
     root = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="pbem-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     try:

@@ -19,6 +19,7 @@ from pbem.errors import IllegalOrder
 from . import command, game_tables, geography, units
 from .land import crossing, enemy_corps_in, is_corps
 from .reactions import commanding, nearest_refuges
+from .sealed_orders import order_number, voided
 from .state import PLAYER, EiaState
 
 RULE = "7.5"
@@ -113,34 +114,42 @@ def check_options(state: EiaState, player: str, orders) -> dict[str, str]:
         raise IllegalOrder(f"{player} has no side in the battle in {state.battle['area']}", rule=RULE, field="orders")
     chosen: dict[str, str] = {}
     for index, order in enumerate(orders, 1):
-        if order.get("kind") != "tactic":
-            raise IllegalOrder(f"{order.get('kind')!r} is not sealed in a battle: tactic option=...", rule=RULE,
-                               field=f"orders[{index}].kind")
-        side, option = sides[0], str(order["option"])
-        allowed = ATTACKER_OPTIONS if side == "attacker" else DEFENDER_OPTIONS
-        if option not in allowed:
-            raise IllegalOrder(f"the {side} chooses one of {', '.join(allowed)}", rule="18.1.1" if side == "defender"
-                               else "18.1.2", field=f"orders[{index}].option")
-        if side in chosen:
-            raise IllegalOrder("one tactical option a battle", rule=RULE, field=f"orders[{index}]")
-        chosen[side] = option
+        with order_number(index):
+            chosen.update(_option(sides[0], order, chosen))
     if len(chosen) < len(sides):
         raise IllegalOrder(f"name your option as {sides[0]} in {state.battle['area']}: tactic option=...", rule=RULE,
                            field="orders")
     return chosen
 
 
+def _option(side: str, order: Mapping, chosen: dict[str, str]) -> dict[str, str]:
+    if order.get("kind") != "tactic":
+        raise IllegalOrder(f"{order.get('kind')!r} is not sealed in a battle: tactic option=...", rule=RULE,
+                           field="kind")
+    option = str(order["option"])
+    allowed = ATTACKER_OPTIONS if side == "attacker" else DEFENDER_OPTIONS
+    if option not in allowed:
+        raise IllegalOrder(f"the {side} chooses one of {', '.join(allowed)}",
+                           rule="18.1.1" if side == "defender" else "18.1.2", field="option")
+    if side in chosen:
+        raise IllegalOrder("one tactical option a battle", rule=RULE)
+    return {side: option}
+
+
 def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None], check_kind) -> None:
     """The unsealed options; a side whose seal names none that stands rolls on the seed's table."""
     record = state.battle
     record["voided"] = []
-    for player, given in sealed.items():
+    for player, given in sealed.items():  # a side's orders stand or fall together: one option
         try:
-            for order in given or []:
-                check_kind(order)
-            record["options"].update(check_options(state, player, given or []))
+            if given is None:
+                raise IllegalOrder("the unsealed text could not be read", rule="PROTOCOL §5")
+            for index, order in enumerate(given, 1):
+                with order_number(index):
+                    check_kind(order)
+            record["options"].update(check_options(state, player, given))
         except IllegalOrder as exc:
-            record["voided"].append({"player": player, "rule": exc.rule, "why": exc.message})
+            record["voided"].append(voided(player, 0, exc.rule, exc.message))
     record["stage"] = "roll"
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pbem.errors import IllegalOrder
 
 from . import command, geography, powers
-from .sealed_orders import order_number
+from .sealed_orders import collect_each, order_number
 from .state import ACTIVE, INACTIVE, PLAYER, EiaState
 
 RULE = "12.11.3"
@@ -60,18 +60,14 @@ def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None],
     """The unsealed decisions take effect at once; one that cannot stand is voided, its rule
     recorded. Then the loss rolls wait for the roll point, if any power must roll."""
     record: dict = {"turn": state.turn, "landwehr": [], "voided": [], "losses": []}
-    for player, given in sealed.items():
-        made: list[dict] = []
-        for index, order in enumerate(given or [], 1):
-            try:
-                check_kind(order)
-                made.append(_landwehr(state, command.commanded(state, player), order, made))
-            except IllegalOrder as exc:
-                record["voided"].append({"player": player, "order": index, "rule": exc.rule, "why": exc.message})
-        if given is None:
-            record["voided"].append({"player": player, "order": 0, "rule": "PROTOCOL §5",
-                                     "why": "the unsealed text could not be read"})
-        for decision in made:
+    made: dict[str, list[dict]] = {player: [] for player in sealed}
+
+    def take(player: str, order: Mapping) -> None:
+        made[player].append(_landwehr(state, command.commanded(state, player), order, made[player]))
+
+    collect_each(sealed, check_kind, take, record["voided"])
+    for player, decisions in made.items():
+        for decision in decisions:
             facts = state.powers[decision["power"]]
             facts.pp -= LANDWEHR_PP
             facts.landwehr = decision["active"]

@@ -25,17 +25,32 @@ def territories() -> Mapping[str, dict]:
 
 def home_areas(power: str) -> list[str]:
     """The areas of the power's home nation."""
-    return [area for area, facts in areas().items() if territories()[facts["territory"]].get("home") == power]
+    return _index()["home"].get(power, [])
 
 
 def areas_of(territory: str) -> list[str]:
-    return [area for area, facts in areas().items() if facts["territory"] == territory]
+    return _index()["territory"].get(territory, [])
 
 
 def neighbours(area: str) -> list[tuple[str, str]]:
     """(area, crossing) across each border of `area`."""
-    found = [(b, kind) for a, b, kind in _data()["borders"] if a == area]
-    return found + [(a, kind) for a, b, kind in _data()["borders"] if b == area]
+    return _index()["borders"].get(area, [])
+
+
+@cache
+def _index() -> dict[str, dict[str, list]]:
+    """The map's lookups, built once: home areas by power, areas by territory, borders by area."""
+    found: dict[str, dict[str, list]] = {"home": {}, "territory": {}, "borders": {}}
+    for area, facts in areas().items():
+        found["territory"].setdefault(facts["territory"], []).append(area)
+        home = territories()[facts["territory"]].get("home")
+        if home:
+            found["home"].setdefault(home, []).append(area)
+    for a, b, kind in _data()["borders"]:
+        found["borders"].setdefault(a, []).append((b, kind))
+    for a, b, kind in _data()["borders"]:
+        found["borders"].setdefault(b, []).append((a, kind))
+    return found
 
 
 def area_named(text: str) -> str:

@@ -16,7 +16,7 @@ from itertools import pairwise
 from pbem.errors import IllegalOrder
 
 from . import command, geography, land, overrun, reactions
-from .sealed_orders import order_number
+from .sealed_orders import collect_each, order_number, voided
 from .state import EiaState
 
 RULE = "12.3.7.4"
@@ -91,17 +91,15 @@ def _policy(state: EiaState, player: str, order: Mapping) -> dict:
 def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None], check_kind) -> None:
     mover = command.commander(state, state.phasing)
     plan: dict = {"stage": "roll", "moves": [], "policies": {}, "voided": []}
-    for player, given in sealed.items():
-        for index, order in enumerate(given or [], 1):
-            try:
-                check_kind(order)
-                if player == mover:
-                    check(state, player, [order])
-                    plan["moves"].append(dict(order))
-                else:
-                    plan["policies"].setdefault(player, []).append(_policy(state, player, order))
-            except IllegalOrder as exc:
-                plan["voided"].append({"player": player, "order": index, "rule": exc.rule, "why": exc.message})
+
+    def take(player: str, order: Mapping) -> None:
+        if player == mover:
+            check(state, player, [order])
+            plan["moves"].append(dict(order))
+        else:
+            plan["policies"].setdefault(player, []).append(_policy(state, player, order))
+
+    collect_each(sealed, check_kind, take, plan["voided"])
     state.plan = plan
 
 
@@ -114,8 +112,7 @@ def run(state: EiaState, dice) -> None:
         try:
             (land.move if order["kind"] == "move" else overrun.overrun)(state, order)
         except IllegalOrder as exc:
-            plan["voided"].append({"player": command.commander(state, state.phasing), "order": index,
-                                   "rule": exc.rule, "why": exc.message})
+            plan["voided"].append(voided(command.commander(state, state.phasing) or "", index, exc.rule, exc.message))
             continue
         _react_by_policy(state, dice)
         _choose_fates(state)

@@ -36,11 +36,7 @@ def natural_alliance(tables: Mapping[str, Mapping], bourbon: bool, power: str, u
 
 def status_modifier(pp: int) -> int:
     """14.3.1.1.8: the Political Status Display's modifier for a power with `pp` political points."""
-    found = 0
-    for band in game_tables.table("status_modifier"):
-        if pp >= band["from"]:
-            found = band["modifier"]
-    return int(found)
+    return int(_band("status_modifier", "modifier", pp))
 
 
 def economy(power: str) -> Mapping[str, int]:
@@ -65,11 +61,7 @@ def capital(power: str) -> str:
 
 def zone(pp: int) -> str:
     """10.5.2: the Political Status Display's zone for a power with `pp` political points (E20)."""
-    found = ""
-    for band in game_tables.table("status_zone"):
-        if pp >= band["from"]:
-            found = band["zone"]
-    return found
+    return str(_band("status_zone", "zone", pp, ""))
 
 
 def economic_loss(zone_name: str, die: int) -> int | None:
@@ -81,8 +73,11 @@ def economic_loss(zone_name: str, die: int) -> int | None:
 def status_vp(pp: int) -> int:
     """14.3.3.8: the victory point number of the Political Status Display at `pp` political points
     (E25)."""
-    found = 0
-    for band in game_tables.table("status_vp"):
-        if pp >= band["from"]:
-            found = band["vp"]
-    return int(found)
+    return int(_band("status_vp", "vp", pp))
+
+
+def _band(table: str, key: str, pp: int, below: object = 0):
+    """The `key` of the highest of the table's bands whose `from` the political points reach;
+    `below` under the lowest."""
+    found = [band[key] for band in game_tables.table(table) if pp >= band["from"]]
+    return found[-1] if found else below

@@ -56,7 +56,8 @@ class EmpiresInArms(Ruleset[EiaState]):
         charter_tables.check(setup.tables)
 
     def commands(self, setup: Setup, player: str) -> list[str]:
-        """The powers a player commands, in data order."""
+        """The powers in a player's charter sides, in data order (command.own_powers, once the game
+        has a state, also forgets a player who resigned)."""
         sides = next((seat.sides for seat in setup.roster if seat.id == player), ())
         return [power for power in powers.order() if power in sides]
 
@@ -75,14 +76,13 @@ class EmpiresInArms(Ruleset[EiaState]):
                                   **scenario.get("control", {})},
                          leaders={name: Leader(units_facts.leader(name)["power"], area)
                                   for name, area in scenario.get("leaders", {}).items()})
-        plans = [dict(entry) for entry in scenario.get("schedule", [])]
-        for patch in [scenario, *patches]:  # the scenario's corps, then each patch's
-            state.control.update(patch.get("control", {}) if patch is not scenario else {})
+        state.schedule = schedule.merged([], scenario.get("schedule", []))
+        _place_corps(state, scenario)
+        for patch in patches:  # 14.1.5.1, 14.7.6: each in the scenario's order
+            state.control.update(patch.get("control", {}))
             state.free_states += patch.get("free_states", [])
-            state.corps.update({name: Corps(u["power"], u["kind"], u["area"], dict(u["factors"]), u.get("origin", ""))
-                                for name, u in patch.get("corps", {}).items()})
-            plans = schedule.merged(plans, patch.get("schedule", [])) if patch is not scenario else plans
-        state.schedule = schedule.merged(plans, [])
+            _place_corps(state, patch)
+            state.schedule = schedule.merged(state.schedule, patch.get("schedule", []))
         for name, unit in state.corps.items():
             wrong = units_facts.check_factors(name, unit.kind, unit.factors)
             if wrong:
@@ -95,12 +95,8 @@ class EmpiresInArms(Ruleset[EiaState]):
             state.powers[power].surrendered_in = 0
         return state
 
-    def _members(self, state: EiaState) -> tuple[str, ...]:
-        return tuple(player for player in state.setup.players
-                     if self.commands(state.setup, player) and player not in state.resigned)
-
     def pending(self, state: EiaState):
-        members = self._members(state)
+        members = economy.members(state)  # every player commanding a power
         if len(members) < 2:  # E9: the control step is sealed among two or more
             return Over(f"{members[0]} wins: every other player resigned" if members else "abandoned: every player "
                         "resigned")
@@ -284,6 +280,12 @@ class EmpiresInArms(Ruleset[EiaState]):
     def views(self, state: EiaState, private: Mapping[str, dict] | None = None) -> Mapping[str, View]:
         players = [p for p in state.setup.players if p not in state.resigned]
         return views.all_views(state, {p: self.commands(state.setup, p) for p in players})
+
+
+def _place_corps(state: EiaState, source: dict) -> None:
+    """The corps a scenario or a set-up patch places."""
+    state.corps.update({name: Corps(u["power"], u["kind"], u["area"], dict(u["factors"]), u.get("origin", ""))
+                        for name, u in source.get("corps", {}).items()})
 
 
 # plain data, dumped and copied as it is

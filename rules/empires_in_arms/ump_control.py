@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pbem.errors import IllegalOrder
 
 from . import geography, militia, powers
-from .sealed_orders import order_number
+from .sealed_orders import collect_each, order_number
 from .state import ACTIVE, INACTIVE, NEUTRAL, PLAYER, Corps, EiaState
 
 RULE = "14.3.1.1.1"
@@ -152,24 +152,20 @@ def collect(state: EiaState, sealed: Mapping[str, list[Mapping] | None], command
     voided, the rule recorded (protocol §5: nobody may amend another's sealed orders). `check_kind`
     is the ruleset's check of an order's declared fields."""
     state.overtures, state.voided = [], []
-    for player, given in sealed.items():
-        made: list[dict] = []
-        converted: list[dict] = []
-        for index, order in enumerate(given or [], 1):
-            try:
-                check_kind(order)
-                if order.get("kind") == "convert_militia":
-                    converted.append(militia.conversion(state, commands[player], order, converted))
-                else:
-                    made.append(_overture(state, commands[player], order, made))
-            except IllegalOrder as exc:
-                state.voided.append({"player": player, "order": index, "rule": exc.rule, "why": exc.message})
-        militia.convert(state, converted)
-        state.conversions += converted
-        if given is None:
-            state.voided.append({"player": player, "order": 0, "rule": "PROTOCOL §5",
-                                 "why": "the unsealed text could not be read"})
-        state.overtures += sorted(made, key=lambda o: powers.order().index(o["power"]))  # E2: powers in data order
+    made: dict[str, list[dict]] = {player: [] for player in sealed}
+    converted: dict[str, list[dict]] = {player: [] for player in sealed}
+
+    def take(player: str, order: Mapping) -> None:
+        if order.get("kind") == "convert_militia":  # 12.11.2, sealed with the overtures before the game
+            converted[player].append(militia.conversion(state, commands[player], order, converted[player]))
+        else:
+            made[player].append(_overture(state, commands[player], order, made[player]))
+
+    collect_each(sealed, check_kind, take, state.voided)
+    for player in sealed:
+        militia.convert(state, converted[player])
+        state.conversions += converted[player]
+        state.overtures += sorted(made[player], key=lambda o: powers.order().index(o["power"]))  # E2: data order
     state.step = "ump_roll"
 
 

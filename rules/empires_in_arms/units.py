@@ -34,7 +34,7 @@ def leader(name: str) -> Mapping:
 
 def movement_cost(tables: Mapping[str, Mapping], terrain: str) -> int:
     """Movement points to enter an area of this terrain (E13; a charter's table replaces ours)."""
-    return int(tables.get("movement_cost", _data()["movement_cost"])[terrain])
+    return int(game_tables.table("movement_cost", tables)[terrain])
 
 
 def reduced(tables: Mapping[str, Mapping], rating: int, capacity: int, corps_present: int) -> int:
