@@ -297,8 +297,7 @@ class OrderKind(NamedTuple):
             if declared is None:
                 raise IllegalOrder(f"{self.kind} takes no '{name}' (it takes: {self._names()})", rule=self.rule,
                                    field=name)
-            if not _of_type(value, declared.type):
-                raise IllegalOrder(f"must be {_TYPE_WORDS[declared.type]}", rule=self.rule, field=name)
+            self._check_type(declared, value)
 
     def check_private_fields(self, fields: Mapping) -> None:
         """A private record's fields for this order, as opened: each a declared private field of its
@@ -307,8 +306,11 @@ class OrderKind(NamedTuple):
             declared = self.field(name)
             if declared is None or not declared.private:
                 raise IllegalOrder(f"{self.kind}'s private record holds no '{name}'", rule=self.rule, field=name)
-            if not _of_type(value, declared.type):
-                raise IllegalOrder(f"must be {_TYPE_WORDS[declared.type]}", rule=self.rule, field=name)
+            self._check_type(declared, value)
+
+    def _check_type(self, declared: FieldSpec, value: Any) -> None:
+        if not _of_type(value, declared.type):
+            raise IllegalOrder(f"must be {_TYPE_WORDS[declared.type]}", rule=self.rule, field=declared.name)
 
     def _names(self) -> str:
         return ", ".join(spec.name for spec in self.fields) or "no fields"

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder
 
 from . import command, game_tables, geography, units
-from .land import crossing, enemy_corps_in, is_corps
+from .land import MILITIA_AT_HOME, crossing, enemy_corps_in, is_corps
 from .reactions import commanding, nearest_refuges
 from .sealed_orders import order_number, voided
 from .state import PLAYER, EiaState
@@ -279,9 +279,7 @@ def _surrender(state: EiaState, record: dict, side: str) -> None:
     """No area to retreat into: the side's corps there surrender (E23)."""
     captor = record["powers"]["defender" if side == "attacker" else "attacker"]
     for name in _side(state, record["area"], side == "attacker"):
-        unit = state.corps.pop(name)
-        held = state.prisoners.setdefault(captor, {})
-        held[unit.power] = held.get(unit.power, 0) + unit.strength
+        state.surrender(captor, state.corps.pop(name))
     record["surrendered"] = side
 
 
@@ -341,8 +339,6 @@ def _auto_refuge(state: EiaState, side: str) -> str:
 
 def _check_militia_retreat(state: EiaState, side: str, to: str, allowed: list[str]) -> None:
     """12.11.1 (E22): corps that may hold militia only at home retreat at home while they can."""
-    from .land import MILITIA_AT_HOME
-
     record = state.battle
     for name in _side(state, record["area"], side == "attacker"):
         unit = state.corps[name]

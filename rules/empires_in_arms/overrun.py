@@ -83,8 +83,7 @@ def settle_if_chosen(state: EiaState) -> None:
         unit = state.corps.pop(name)
         owner = command.commander(state, unit.power)
         if record["chosen"].get(owner or "") == "surrendered":
-            held = state.prisoners.setdefault(state.phasing, {})
-            held[unit.power] = held.get(unit.power, 0) + unit.strength
+            state.surrender(state.phasing, unit)
     for name in record["movers"]:
         state.corps[name].stopped = False
     state.land_log[-1]["fates"] = dict(record["chosen"])

@@ -121,6 +121,12 @@ class EiaState:
     def allies_of(self, power: str) -> set[str]:
         return {other for pair in self.alliances if power in pair for other in pair if other != power}
 
+    def surrender(self, captor: str, unit: Corps) -> None:
+        """A corps or garrison taken off the map surrendered: its strength points are prisoners of
+        the captor (12.3.9.4, E23)."""
+        held = self.prisoners.setdefault(captor, {})
+        held[unit.power] = held.get(unit.power, 0) + unit.strength
+
     def forces_in(self, area: str) -> dict[str, int]:
         """Each power's strength points in the area: its corps and garrisons."""
         found: dict[str, int] = {}

@@ -111,11 +111,9 @@ def _direction(name: str) -> int:
 
 def _grid_links(grids, terrain: list[str], links: dict[int, set[int]]) -> None:
     for grid, start in grids.values():
-        for index in range(grid.size):
-            for direction in range(6):
-                other = grid.step(index, direction)
-                if other >= 0 and "none" not in (terrain[start + index], terrain[start + other]):
-                    links[start + index].add(start + other)
+        for index, near in enumerate(grid.neighbours()):
+            if terrain[start + index] != "none":
+                links[start + index].update(start + other for other in near if terrain[start + other] != "none")
 
 
 def _hex(position: dict[str, int], text: str, on_map: bool = False) -> int:
