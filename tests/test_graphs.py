@@ -91,82 +91,117 @@ def test_parts_are_what_a_plain_search_reaches(data):
 
 # ---------------------------------------------------------------------------------- bounded_reach
 
-from pbem.rules.common.graphs import AT_SEA, LAND, LANDED, bounded_reach  # noqa: E402
+import itertools  # noqa: E402
+
+from pbem.rules.common.graphs import bounded_reach  # noqa: E402
 
 
-def one_source_bounded(neighbours, source, limit, cost, sea, relay):
-    """Every node one source reaches, by exhausting (node, leg, budget left) states: plain and slow."""
-    def leg_after(leg, into_sea):
-        if into_sea:
-            return AT_SEA if leg in (LAND, AT_SEA) else None
-        return LANDED if leg in (AT_SEA, LANDED) else LAND
-
-    start = (source, AT_SEA if sea[source] else LAND, limit)
-    seen = {start}
-    stack = [start]
+def one_class_bounded(neighbours, seeds, limit, step, allowed, relays, restart):
+    """Every (node, cost) one class reaches, by exhausting (node, leg, cost) states: plain and slow."""
+    start = {(node, leg, 0) for node, leg in seeds}
+    seen, stack = set(start), list(start)
     while stack:
-        node, leg, left = stack.pop()
-        if relay[node] and left < limit and (node, leg, limit) not in seen:
-            seen.add((node, leg, limit))
-            stack.append((node, leg, limit))
-        for there in neighbours[node]:
-            step, next_leg = cost(node, there), leg_after(leg, sea[there])
-            if step is None or next_leg is None or step > left:
-                continue
-            state = (there, next_leg, left - step)
+        node, leg, used = stack.pop()
+        found = []
+        if node in relays and used <= relays[node][0]:
+            found += [(target, restart(leg), 0) for target in relays[node][1]]
+        if allowed[node]:
+            for there in neighbours[node]:
+                taken = step(node, there, leg)
+                if taken is not None and used + taken[0] <= limit:
+                    found.append((there, taken[1], used + taken[0]))
+        for state in found:
             if state not in seen:
                 seen.add(state)
                 stack.append(state)
-    return {node for node, _, _ in seen}
+    return {(node, used) for node, _, used in seen}
+
+
+def walk_is_a_path(path, neighbours, step, relays, within):
+    """Each pair of a tracked path is a step taken the other way, or a relay's restart; the part
+    after the last relay costs at most `within`."""
+    spent = 0
+    for (near, near_leg), (far, far_leg) in itertools.pairwise(path):
+        if far in relays and near in relays[far][2]:
+            return spent <= within
+        taken = step(far, near, far_leg)
+        assert near in neighbours[far] and taken is not None and taken[1] == near_leg
+        spent += taken[0]
+    return spent <= within
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(2, 6), st.integers(1, 5), st.integers(0, 5), st.data())
-def test_bounded_reach_against_one_search_per_source(width, height, limit, data):
+@given(st.integers(2, 5), st.integers(1, 4), st.integers(0, 4), st.data())
+def test_bounded_reach_against_one_search_per_class(width, height, limit, data):
     neighbours = hex_grid(width, height)
     size = len(neighbours)
-    costs = {(u, v): data.draw(st.sampled_from([None, 0, 1, 1, 2]))
-             for u in range(size) for v in neighbours[u]}
-    sea = data.draw(st.lists(st.booleans(), min_size=size, max_size=size))
-    relay = [not s and r for s, r in zip(sea, data.draw(st.lists(st.booleans(), min_size=size, max_size=size)),
-                                          strict=True)]
-    sources = data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=4))
-    found = bounded_reach(neighbours, sources, limit, lambda u, v: costs[(u, v)], sea, relay)
-    for bit, source in enumerate(sources):
-        reached = one_source_bounded(neighbours, source, limit, lambda u, v: costs[(u, v)], sea, relay)
-        assert {node for node in range(size) if found[node] >> bit & 1} == reached, (bit, source)
+    choice = st.sampled_from([None, (0, 0), (1, 0), (1, 1), (2, 0), (0, 1), None])
+    steps = {(u, v, leg): data.draw(choice) for u in range(size) for v in neighbours[u] for leg in (0, 1)}
+    step = lambda u, v, leg: steps[(u, v, leg)]  # noqa: E731
+    classes = 2
+    seeds = data.draw(st.lists(st.tuples(st.integers(0, size - 1), st.integers(0, 1), st.integers(1, 3)),
+                               min_size=1, max_size=4))
+    allowed = data.draw(st.lists(st.integers(0, 3), min_size=size, max_size=size))
+    relay_nodes = data.draw(st.lists(st.integers(0, size - 1), max_size=3, unique=True))
+    relays = {node: (data.draw(st.integers(1, 3)), data.draw(st.integers(0, limit)),
+                     tuple(data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=2))))
+              for node in relay_nodes}
+    restart = lambda leg: 1  # noqa: E731
+    found = bounded_reach(neighbours, seeds, limit, step, 2, allowed, relays, restart)
+    for bit in range(classes):
+        mine = [(node, leg) for node, leg, bits in seeds if bits >> bit & 1]
+        may = [bool(a >> bit & 1) for a in allowed]
+        own = {node: (within, targets) for node, (bits, within, targets) in relays.items() if bits >> bit & 1}
+        reached = one_class_bounded(neighbours, mine, limit, step, may, own, restart)
+        for node in range(size):
+            for within in range(limit + 1):
+                expected = any(n == node and used <= within for n, used in reached)
+                assert bool(found.bits(node, within) >> bit & 1) == expected, (bit, node, within)
+    one = [(node, leg, 1) for node, leg, bits in seeds if bits & 1]
+    tracked = bounded_reach(neighbours, one, limit, step, 2, [a & 1 for a in allowed],
+                            {n: (b & 1, w, t) for n, (b, w, t) in relays.items()}, restart, track=True)
+    for node in range(size):
+        path = tracked.path(node, limit)
+        assert bool(path) == bool(tracked.bits(node, limit))
+        assert not path or (path[0][0] == node and walk_is_a_path(path, neighbours, step, relays, limit))
 
 
-def test_one_overseas_leg_for_the_whole_chain():
-    """0 -sea 1- 2 (a relay) -sea 3- 4: a path from 0 to 2 goes overseas once; the chain on from the
-    relay may not go overseas again, so 4 is out of reach though every step is free."""
-    line = [(1,), (0, 2), (1, 3), (2, 4), (3,)]
-    sea = [False, True, False, True, False]
-    relay = [False, False, True, False, False]
-    reach = bounded_reach(line, [0], 4, lambda u, v: 0, sea, relay)
-    assert reach == [1, 1, 1, 0, 0]
-    assert bounded_reach(line, [4], 4, lambda u, v: 0, sea, relay) == [0, 0, 1, 1, 1]
+def free(u, v, leg):
+    return 0, leg
 
 
 def test_a_secondary_source_starts_the_count_again():
     """A line of seven hexes, each step costing 1, limit 3: from 0 the path ends at 3; with a relay
     at 3 it goes on to 6."""
     line = [(1,), (0, 2), (1, 3), (2, 4), (3, 5), (4, 6), (5,)]
-    assert bounded_reach(line, [0], 3, lambda u, v: 1) == [1, 1, 1, 1, 0, 0, 0]
-    assert bounded_reach(line, [0], 3, lambda u, v: 1, relays=[False, False, False, True, False, False, False]) \
-        == [1] * 7
+    plain = bounded_reach(line, [(0, 0, 1)], 3, lambda u, v, leg: (1, leg))
+    assert [plain.bits(n, 3) for n in range(7)] == [1, 1, 1, 1, 0, 0, 0]
+    relayed = bounded_reach(line, [(0, 0, 1)], 3, lambda u, v, leg: (1, leg), relays={3: (1, 3, (3,))}, track=True)
+    assert [relayed.bits(n, 3) for n in range(7)] == [1] * 7
+    assert [node for node, _ in relayed.path(6, 3)] == [6, 5, 4, 3, 3, 2, 1, 0]
 
 
-def test_a_source_at_sea_has_its_leg_under_way():
-    """A source on a sea node: sea, land, sea, land would be two overseas legs; the second is out."""
-    line = [(1,), (0, 2), (1, 3), (2,)]
-    assert bounded_reach(line, [0], 4, lambda u, v: 0, [True, False, True, False]) == [1, 1, 0, 0]
+def test_a_relay_fires_only_within_its_own_length():
+    """The relay at 3 is reached at cost 3 but serves only paths of 2 (its weather): 4 is out."""
+    line = [(1,), (0, 2), (1, 3), (2, 4), (3,)]
+    reach = bounded_reach(line, [(0, 0, 1)], 3, lambda u, v, leg: (1, leg), relays={3: (1, 2, (3,))})
+    assert [reach.bits(n, 3) for n in range(5)] == [1, 1, 1, 1, 0]
+
+
+def test_a_class_goes_no_further_than_a_node_it_may_not_enter():
+    """Node 1 is closed to class 2 but not to class 1: class 2 reaches 1 (the far end of a path is
+    not entered) and no further."""
+    line = [(1,), (0, 2), (1,)]
+    reach = bounded_reach(line, [(0, 0, 3)], 4, free, allowed=[3, 1, 3])
+    assert [reach.bits(n, 4) for n in range(3)] == [3, 3, 1]
 
 
 def test_the_cost_of_a_step_is_the_node_nearer_the_source():
     """Traced from the unit, each hex entered counts: from a unit at 3 to the source at 0 the path
     enters 2, 1 and 0. Charging u (the node nearer the source) counts 0, 1 and 2 once each: with
-    hexes costing 1, 1 and 2 and a limit of 4 the unit at 3 is in reach (4), the one at 4 is not."""
+    hexes costing 2, 1 and 1 and a limit of 4 the unit at 3 is in reach (4), the one at 4 is not."""
     line = [(1,), (0, 2), (1, 3), (2, 4), (3,)]
     hex_cost = [2, 1, 1, 1, 1]
-    assert bounded_reach(line, [0], 4, lambda u, v: hex_cost[u]) == [1, 1, 1, 1, 0]
+    reach = bounded_reach(line, [(0, 0, 1)], 4, lambda u, v, leg: (hex_cost[u], leg))
+    assert [reach.bits(n, 4) for n in range(5)] == [1, 1, 1, 1, 0]
+    assert [reach.bits(n, 3) for n in range(5)] == [1, 1, 1, 0, 0]

@@ -33,6 +33,15 @@ def test_world_case(case):
         assert WORLD.between(a, b) == WORLD.between(b, a) == frozenset(case["features"])
     for name, count in case.get("counts", {}).items():
         assert WORLD.scale[worlds.hex_named(WORLD, name)] == count, name
+    for name, sea in case.get("seas", {}).items():
+        assert WORLD.sea_of[worlds.hex_named(WORLD, name)] == sea, name
+    if "sea" in case:
+        assert WORLD.seas[case["sea"]].neighbours == frozenset(case["sea_neighbours"])
+        assert all(case["sea"] in WORLD.seas[other].neighbours for other in case["sea_neighbours"])
+    assert all(WORLD.offmap(i) for i in hexes(case.get("off_map", [])))
+    assert all(WORLD.terrain[i] == "large_hexdot" for i in hexes(case.get("large", [])))
+    for sea, names in case.get("ports", {}).items():
+        assert WORLD.seas[sea].ports == hexes(names), sea
 
 
 @pytest.mark.parametrize("case", ZOC_CASES, ids=[f"{c['id']} [{c['rule']}]" for c in ZOC_CASES])
@@ -78,6 +87,12 @@ def test_stacking_case(case):
     (lambda d: d["offmap"]["riyadh"]["lines"].append("east_europe:7,4"), "no land hex nor large hex-dot"),
     (lambda d: d["offmap"]["dakar"]["offmap"].append("cairo"), "names no hex 'cairo'"),
     (lambda d: d["names"].__setitem__("moscow", "east_europe:9,9"), "names no hex 'east_europe:9,9'"),
+    (lambda d: d["maps"]["asia"]["regions"].__setitem__(0, "4R2b"), "asia:4,0 is clear but its region code 'b'"),
+    (lambda d: d["maps"]["asia"]["regions"].pop(), "regions are not the shape of its rows"),
+    (lambda d: d["seas"]["red_sea"].__setitem__("borders", ["arctic"]), "names no sea area 'arctic'"),
+    (lambda d: d["countries"]["poland"].__setitem__("code", "G"), "code 'G' is taken"),
+    (lambda d: d["rails"][0]["hexes"].append("asia:5,3"), "which are not adjacent"),
+    (lambda d: d["hexsides"][1].__setitem__("sea", "arctic"), "the straits at west_europe:4,2 name no sea area"),
 ])
 def test_a_broken_world_file_is_refused_with_its_fault(monkeypatch, change, words):
     import copy

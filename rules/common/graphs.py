@@ -13,7 +13,7 @@ searches can run over the parts instead of the spaces.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 
 def reach_sources(
@@ -91,72 +91,118 @@ def hex_grid(width: int, height: int) -> list[tuple[int, ...]]:
 
 # ---------------------------------------------------------------------------------- bounded supply paths
 
-LAND, AT_SEA, LANDED = range(3)  # a path's overseas leg: not yet, under way, behind it
+Step = Callable[[int, int, int], "tuple[int, int] | None"]
+
+
+class Reach:
+    """What `bounded_reach` found: for each state (node * legs + leg) and each cost c, the bits of
+    the classes that reach it along a path costing at most c; with `track`, one such path."""
+
+    def __init__(self, legs: int, levels: list[list[int]], parents: dict[int, object] | None) -> None:
+        self.legs = legs
+        self.levels = levels
+        self.parents = parents
+
+    def bits(self, node: int, within: int) -> int:
+        """The classes that reach `node` in any leg along a path costing at most `within`."""
+        level = self.levels[min(within, len(self.levels) - 1)]
+        found = 0
+        for leg in range(self.legs):
+            found |= level[node * self.legs + leg]
+        return found
+
+    def path(self, node: int, within: int) -> list[tuple[int, int]]:
+        """(node, leg) from `node` back to the seed, relays and the paths that led to them
+        included; [] where nothing reaches it within that cost (a `track` search only)."""
+        assert self.parents is not None, "a path needs a tracked search"
+        level = self.levels[min(within, len(self.levels) - 1)]
+        state = next((node * self.legs + leg for leg in range(self.legs) if level[node * self.legs + leg]), None)
+        return [] if state is None else self._walk(state)
+
+    def _walk(self, state: int) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+        while True:
+            found.append(divmod(state, self.legs))
+            parent = self.parents[state] if self.parents is not None else None
+            if parent is None:
+                return found
+            if isinstance(parent, list):  # a relay: the path that fired it, as it was then
+                return found + parent
+            state = parent  # type: ignore[assignment]
 
 
 def bounded_reach(
     neighbours: Sequence[Sequence[int]],
-    sources: Sequence[int],
+    seeds: Sequence[tuple[int, int, int]],
     limit: int,
-    cost: Callable[[int, int], int | None],
-    is_sea: Sequence[bool] | None = None,
-    relays: Sequence[bool] | None = None,
-) -> list[int]:
-    """Bit mask per node of the sources (bit k = sources[k]) that reach it along a path costing at
-    most `limit`, searched from the sources out.
+    step: Step,
+    legs: int = 1,
+    allowed: Sequence[int] | None = None,
+    relays: Mapping[int, tuple[int, int, Sequence[int]]] | None = None,
+    restart: Callable[[int], int] = lambda leg: leg,
+    track: bool = False,
+) -> Reach:
+    """Which classes of tracer reach which node along a path costing at most `limit`, searched
+    from the seeds out; each class is a bit, so one search serves them all.
 
-    cost(u, v): what the step from u to v adds, or None where the path may not go. The search runs
-      from the sources, but supply is traced the other way, from the unit: u is the node nearer
-      the source, and a rule that counts "each hex traced into" charges u here, what tracing from
-      v into u costs (u's terrain, scale, the enemy ZOC in it), never v, whose cost belongs to
-      the step beyond it.
-    is_sea: nodes of the sea (areas, boxes); a path's sea nodes form one unbroken leg at most, and
-      the count of the whole chain of paths below, not of each link (an overseas leg once). A
-      source on a sea node starts with its leg under way.
-    relays: nodes where a path that reaches them starts again at cost 0, keeping its overseas leg
-      (secondary sources chained to a primary one); a relay reaches what it reaches in its own
-      right only through its sources.
+    seeds: (node, leg, bits): where the classes' paths start, at cost 0.
+    step(u, v, leg): (cost, leg after it) of the step from u to v, or None where a path may not
+      go. The search runs from the seeds, but a path is traced the other way, from its far end:
+      the cost is what tracing from v into u costs, u's, never v's, whose cost is the next step's.
+      Legs are the caller's: a path's state besides its node (an overseas leg under way, say).
+    allowed[u]: the classes that may trace into u (all where None); the far end of a path is not
+      traced into, so a class reaches a node it may not enter but goes no further.
+    relays[node]: (bits, within, targets): for those classes, a node that a path reaches at a
+      cost of at most `within` starts new paths at cost 0 from each target node, in the leg
+      `restart(leg)` (secondary supply sources chained to a primary one).
+    track: keep one path per state, for a search of one class.
 
-    One `cost` and one `limit` serve every link of a chain, so a rule that costs a link by what
-    kind of path it is (a railway path only between sources), by where it starts (the weather's
-    length) or lets a sea leg continue overland only at a port needs a graph built for it (a node
-    per kind of path or a port node), as its caller's business.
-
-    A node's remaining budget only grows, and is at most `limit`, so each (node, leg, source) is
-    settled at most limit + 1 times: bucket queue by remaining budget, highest first."""
-    size = len(neighbours)
-    sea = is_sea if is_sea is not None else [False] * size
-    relay = relays if relays is not None else [False] * size
-    have = [[0] * (3 * size) for _ in range(limit + 1)]  # have[b][state]: bits with budget >= b there
-    buckets: list[list[tuple[int, int]]] = [[] for _ in range(limit + 1)]
-    for bit, source in enumerate(sources):
-        buckets[limit].append((source * 3 + (AT_SEA if sea[source] else LAND), 1 << bit))
-    budget = limit
-    while budget >= 0:
-        if not buckets[budget]:
-            budget -= 1
+    A state's cost only falls, and lies in 0..limit, so each is settled at most limit + 1 times
+    per class: a bucket queue by cost, lowest first, that goes back to 0 when a relay fires."""
+    size = len(neighbours) * legs
+    levels = [[0] * size for _ in range(limit + 1)]  # levels[c][state]: bits reaching it at cost <= c
+    fired = [0] * size
+    parents: dict[int, object] | None = {} if track else None
+    buckets: list[list[tuple[int, int, object]]] = [[] for _ in range(limit + 1)]
+    for node, leg, bits in seeds:
+        buckets[0].append((node * legs + leg, bits, None))
+    relay_at = relays or {}
+    cost = 0
+    while cost <= limit:
+        if not buckets[cost]:
+            cost += 1
             continue
-        state, mask = buckets[budget].pop()
-        new = mask & ~have[budget][state]
+        here = cost
+        state, mask, parent = buckets[here].pop()
+        new = mask & ~levels[here][state]
         if not new:
             continue
-        for level in range(budget + 1):
-            have[level][state] |= new
-        node, leg = divmod(state, 3)
-        if relay[node] and budget < limit:  # a secondary source: the chain starts again from it
-            buckets[limit].append((state, new))
-            budget = limit
+        for level in range(here, limit + 1):
+            levels[level][state] |= new
+        if parents is not None:
+            parents[state] = parent
+        node, leg = divmod(state, legs)
+        if node in relay_at and _fire(relay_at[node], state, new, here, fired, legs, restart, buckets, parents):
+            cost = 0
+        onward = new if allowed is None else new & allowed[node]
+        if not onward:
+            continue
         for there in neighbours[node]:
-            step = cost(node, there)
-            next_leg = _leg(leg, sea[there])
-            if step is None or next_leg is None or step > budget:
-                continue
-            buckets[budget - step].append((there * 3 + next_leg, new))
-    return [have[0][3 * node] | have[0][3 * node + 1] | have[0][3 * node + 2] for node in range(size)]
+            found = step(node, there, leg)
+            if found is not None and here + found[0] <= limit:
+                buckets[here + found[0]].append((there * legs + found[1], onward, state))
+    return Reach(legs, levels, parents)
 
 
-def _leg(leg: int, into_sea: bool) -> int | None:
-    """The overseas leg after a step into sea or land, None where the leg would be a second one."""
-    if into_sea:
-        return AT_SEA if leg in (LAND, AT_SEA) else None
-    return LANDED if leg in (AT_SEA, LANDED) else LAND
+def _fire(relay, state, new, cost, fired, legs, restart, buckets, parents) -> bool:
+    """Seed a relay's targets for the classes it newly serves; whether it did."""
+    bits, within, targets = relay
+    fire = new & bits & ~fired[state]
+    if not fire or cost > within:
+        return False
+    fired[state] |= fire
+    before = Reach(legs, [], parents)._walk(state) if parents is not None else None
+    leg = restart(state % legs)
+    for target in targets:
+        buckets[0].append((target * legs + leg, fire, before))
+    return True

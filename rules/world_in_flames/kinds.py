@@ -6,7 +6,10 @@ from pbem.errors import UsageError
 
 LAND = ("corps", "army", "hq", "partisan", "division", "engineer", "artillery", "supply")
 AIR = ("aircraft", "flying_boat")
-NAVAL = ("naval", "convoy")
+# carrier: CV; surface: the surface combat ships (SCS); transport: TRS; amphibious: AMPH; convoy:
+# convoy points (2.3.1, 2.4.2)
+NAVAL = ("carrier", "surface", "submarine", "transport", "amphibious", "convoy")
+SHIPS = tuple(kind for kind in NAVAL if kind != "convoy")
 MARKERS = ("fort",)
 ALL = (*LAND, *AIR, *NAVAL, *MARKERS)
 

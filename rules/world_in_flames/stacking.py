@@ -101,7 +101,7 @@ def naval_limit(world: World, where: int, options: Mapping[str, bool], friendly_
 
 def _naval(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool],
            friendly_port: bool) -> None:
-    ships = sum(u.kind == "naval" for u in units)
+    ships = sum(u.kind in kinds.SHIPS for u in units)
     points = sum(u.convoy_points for u in units if u.kind == "convoy")
     # every 5 convoy points a unit; option 9: every 2, and a spare point too
     count = ships + (-(-points // 2) if options.get("option_9") else points // 5)

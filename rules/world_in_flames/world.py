@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from pbem import datafile
@@ -20,11 +21,29 @@ OFFMAP_SCALE = 4  # 2.4.2: an off-map hex counts 4
 HEXDOTS = ("hexdot", "large_hexdot")
 
 
+class Country(NamedTuple):
+    name: str
+    capital: int | None
+    home_of: str  # the major power whose home country it is, "" for a minor country or a territory
+    commonwealth: bool  # a Commonwealth home country (2.4.2)
+    owner: str  # the power controlling it at the start
+
+
+class Sea(NamedTuple):
+    name: str
+    neighbours: frozenset[str]  # sea areas adjacent by border, blue line or a map's statement (2.1.2)
+    coast: frozenset[int]  # land hexes on it, its ports among them
+    ports: frozenset[int]
+
+
 class World(NamedTuple):
     ids: tuple[str, ...]  # "map:col,row" for on-map hexes, the off-map hex's id otherwise
     terrain: tuple[str, ...]
-    map_of: tuple[str, ...]  # "" for an off-map hex
+    map_of: tuple[str, ...]  # "" for an off-map hex that is on no map
     scale: tuple[int, ...]
+    off_map: tuple[bool, ...]
+    zone: tuple[str, ...]  # weather zone (8.2)
+    country: tuple[str, ...]  # "" for hex-dots
     neighbours: tuple[tuple[int, ...], ...]
     features: dict[tuple[int, int], frozenset[str]]  # hexside features between adjacent hexes
     names: dict[str, int]
@@ -33,72 +52,217 @@ class World(NamedTuple):
     major_ports: frozenset[int]
     minor_ports: frozenset[int]
     coastal: frozenset[int]  # land hexes on a sea or lake coast (2.3.1)
+    iced_in: frozenset[int]  # ports iced in in snow and blizzard (8.2.10)
+    railway: frozenset[int]  # hexes a railway runs through
+    countries: dict[str, Country]
+    seas: dict[str, Sea]
+    sea_of: dict[int, str]  # hex-dot -> its sea area
+    passages: dict[frozenset[str], int]  # pair of sea areas -> the hex an SCS needs to pass (11.4.4)
+    straits_sea: dict[tuple[int, int], str]  # a straits hexside's sea area (option 12)
 
     def offmap(self, index: int) -> bool:
-        return not self.map_of[index]
+        return self.off_map[index]
 
     def hexdot(self, index: int) -> bool:
         return self.terrain[index] in HEXDOTS
 
+    def land(self, index: int) -> bool:
+        return self.terrain[index] not in (*HEXDOTS, "none")
+
     def between(self, a: int, b: int) -> frozenset[str]:
         return self.features.get((a, b), frozenset())
+
+    @property
+    def ports(self) -> frozenset[int]:
+        return self.major_ports | self.minor_ports
+
+
+class _Hexes:
+    """The hexes as they are compiled, before the world is frozen."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.terrain: list[str] = []
+        self.map_of: list[str] = []
+        self.scale: list[int] = []
+        self.off_map: list[bool] = []
+        self.zone: list[str] = []
+        self.region: list[str] = []  # a country's or a sea's code, "-" for no hex
+
+    def add(self, hex_id: str, terrain: str, map_id: str, scale: int, off_map: bool, zone: str,
+            region: str) -> None:
+        self.ids.append(hex_id)
+        self.terrain.append(terrain)
+        self.map_of.append(map_id)
+        self.scale.append(scale)
+        self.off_map.append(off_map)
+        self.zone.append(zone)
+        self.region.append(region)
 
 
 @cache
 def load() -> World:
     data = datafile.load(__package__, "world.toml")
-    codes = data["terrain"]
-    ids: list[str] = []
-    terrain: list[str] = []
-    map_of: list[str] = []
-    scale: list[int] = []
-    grids: dict[str, tuple[Grid, int]] = {}
-    for name, facts in data["maps"].items():
-        rows = _rows(name, facts, codes)
-        grid, start = Grid(len(rows[0]), len(rows)), len(ids)
-        grids[name] = (grid, start)
-        for index in range(grid.size):
-            col, row = grid.place(index)
-            ids.append(f"{name}:{col},{row}")
-            terrain.append(rows[row][col])
-            map_of.append(name)
-            scale.append(int(facts["scale"]))
-    for name in data.get("offmap", {}):
-        ids.append(name)
-        terrain.append("offmap")
-        map_of.append("")
-        scale.append(OFFMAP_SCALE)
-    position = {hex_id: i for i, hex_id in enumerate(ids)}
-    links: dict[int, set[int]] = {i: set() for i in range(len(ids))}
+    codes = _region_codes(data)
+    hexes = _Hexes()
+    grids = {name: _add_map(hexes, name, facts, data["terrain"]) for name, facts in data["maps"].items()}
+    for name, facts in data.get("offmap", {}).items():
+        country = facts.get("country", "")
+        code = data["countries"][country]["code"] if country in data.get("countries", {}) else "?"
+        hexes.add(name, facts.get("terrain", "clear"), "", OFFMAP_SCALE, True, facts.get("zone", ""), code)
+    position = {hex_id: i for i, hex_id in enumerate(hexes.ids)}
+    links: dict[int, set[int]] = {i: set() for i in range(len(hexes.ids))}
     features: dict[tuple[int, int], set[str]] = {}
-    _grid_links(grids, terrain, links)
-    edges = _hexsides(data, grids, position, features)
+    _grid_links(grids, hexes.terrain, links)
+    straits: dict[tuple[int, int], str] = {}
+    edges = _hexsides(data, grids, position, features, straits)
     _joins(data, position, links, features, edges)
-    _offmap(data, grids, position, terrain, links)
+    _offmap(data, grids, position, hexes.terrain, links, features)
+    for link in data.get("links", []):
+        a, b = (_hex(position, text) for text in link["hexes"])
+        links[a].add(b)
+        links[b].add(a)
     names = {name.lower(): _hex(position, hex_id) for name, hex_id in data.get("names", {}).items()}
+    for kind in ("rails", "roads"):
+        _lines(data.get(kind, []), kind[:-1], position, links, features)
+    return _freeze(data, hexes, codes, position, names, links, features, straits)
+
+
+def _freeze(data, hexes: _Hexes, codes, position, names, links, features, straits) -> World:
     places = {key: frozenset(_hex(position, text) for text in data.get("places", {}).get(key, []))
-              for key in ("cities", "major_ports", "minor_ports", "coastal")}
-    on_coast = {i for i in range(len(ids)) if terrain[i] not in (*HEXDOTS, "none", "offmap")
+              for key in ("cities", "major_ports", "minor_ports", "coastal", "iced_in")}
+    terrain = hexes.terrain
+    on_coast = {i for i in range(len(terrain)) if terrain[i] not in (*HEXDOTS, "none")
                 and any(terrain[j] in HEXDOTS for j in links[i])}
-    return World(tuple(ids), tuple(terrain), tuple(map_of), tuple(scale),
-                 tuple(tuple(sorted(links[i])) for i in range(len(ids))),
-                 {pair: frozenset(kinds) for pair, kinds in features.items()}, names, position, places["cities"],
-                 places["major_ports"], places["minor_ports"], places["coastal"] | frozenset(on_coast))
+    country, sea_of = _regions(hexes, codes)
+    pairs = {pair: frozenset(kinds) for pair, kinds in features.items()}
+    railway = frozenset(i for (i, _), kinds in pairs.items() if "rail" in kinds)
+    lookup = {**names, **position}
+    return World(tuple(hexes.ids), tuple(terrain), tuple(hexes.map_of), tuple(hexes.scale), tuple(hexes.off_map),
+                 tuple(hexes.zone), tuple(country), tuple(tuple(sorted(links[i])) for i in range(len(terrain))),
+                 pairs, names, position, places["cities"], places["major_ports"], places["minor_ports"],
+                 places["coastal"] | frozenset(on_coast), places["iced_in"], railway,
+                 _countries(data, lookup), _seas(data, lookup, links, sea_of, places),
+                 sea_of, _passages(data, lookup), straits)
 
 
-def _decode(row: str, codes: dict[str, str]) -> list[str]:
-    """A run-length row: "3c2." is three clear hexes, then two hex-dots."""
+def _region_codes(data) -> dict[str, tuple[str, str]]:
+    """Region code -> ("country" or "sea", its id)."""
+    codes: dict[str, tuple[str, str]] = {"-": ("none", "")}
+    for kind, table in (("country", data.get("countries", {})), ("sea", data.get("seas", {}))):
+        for name, facts in table.items():
+            code = facts["code"]
+            if code in codes or code.isupper() != (kind == "country"):
+                raise datafile.DataFileError(f"world.toml: {kind} {name}'s code {code!r} is taken or of the wrong "
+                                             "case (countries upper, seas lower)", field="code")
+            codes[code] = (kind, name)
+    return codes
+
+
+def _add_map(hexes: _Hexes, name: str, facts: dict, terrain_codes: dict[str, str]) -> tuple[Grid, int]:
+    rows = _rows(name, facts["rows"], terrain_codes)
+    regions = _rows(name, facts.get("regions", []), None)
+    if [len(row) for row in regions] != [len(row) for row in rows]:
+        raise datafile.DataFileError(f"world.toml: map {name}'s regions are not the shape of its rows",
+                                     field="regions")
+    minimap = bool(facts.get("minimap"))  # 2.1.4: every hex off the map, every hex-dot large
+    grid, start = Grid(len(rows[0]), len(rows)), len(hexes.ids)
+    for index in range(grid.size):
+        col, row = grid.place(index)
+        kind = "large_hexdot" if minimap and rows[row][col] == "hexdot" else rows[row][col]
+        hexes.add(f"{name}:{col},{row}", kind, name, OFFMAP_SCALE if minimap else int(facts["scale"]), minimap,
+                  facts.get("zone", ""), regions[row][col])
+    return grid, start
+
+
+def _regions(hexes: _Hexes, codes) -> tuple[list[str], dict[int, str]]:
+    """Each hex's country, each hex-dot's sea area; a hex whose code does not fit its terrain is
+    refused."""
+    country: list[str] = []
+    sea_of: dict[int, str] = {}
+    for index, (code, terrain) in enumerate(zip(hexes.region, hexes.terrain, strict=True)):
+        kind, name = codes.get(code, ("?", ""))
+        wanted = "none" if terrain == "none" else "sea" if terrain in HEXDOTS else "country"
+        if kind != wanted:
+            raise datafile.DataFileError(f"world.toml: {hexes.ids[index]} is {terrain} but its region code {code!r} "
+                                         f"is no {wanted}", field="regions")
+        country.append(name if kind == "country" else "")
+        if kind == "sea":
+            sea_of[index] = name
+    return country, sea_of
+
+
+def _countries(data, lookup: dict[str, int]) -> dict[str, Country]:
+    found = {}
+    for name, facts in data.get("countries", {}).items():
+        capital = facts.get("capital")
+        found[name] = Country(facts["name"], None if capital is None else _hex(lookup, capital),
+                              facts.get("home_of", ""), bool(facts.get("commonwealth")),
+                              facts.get("owner", facts.get("home_of") or name))
+    return found
+
+
+def _seas(data, lookup, links, sea_of, places) -> dict[str, Sea]:
+    """2.1.2: a sea area's neighbours, by border, blue line or statement, the same both ways; its
+    coast, the land hexes next to its hex-dots and those named."""
+    seas = data.get("seas", {})
+    near: dict[str, set[str]] = {name: set() for name in seas}
+    pairs = [(name, other) for name, facts in seas.items() for other in (*facts.get("borders", []),
+                                                                         *facts.get("notes", []))]
+    pairs += [tuple(line["seas"]) for line in data.get("blue_lines", [])]
+    for a, b in pairs:
+        if a not in near or b not in near:
+            raise datafile.DataFileError(f"world.toml names no sea area {b if a in near else a!r}", field="seas")
+        near[a].add(b)
+        near[b].add(a)
+    ports = places["major_ports"] | places["minor_ports"]
+    found = {}
+    for name, facts in seas.items():
+        named = {_hex(lookup, text) for text in (*facts.get("ports", []), *facts.get("coast", []))}
+        shore = {land for dot, sea in sea_of.items() if sea == name for land in links[dot] if land not in sea_of}
+        coast = frozenset(shore | named)
+        found[name] = Sea(facts["name"], frozenset(near[name]), coast, frozenset(coast & ports))
+    return found
+
+
+def _passages(data, lookup) -> dict[frozenset[str], int]:
+    return {frozenset(passage["seas"]): _hex(lookup, passage["hex"]) for passage in data.get("passages", [])}
+
+
+def _lines(lines, kind: str, position, links, features) -> None:
+    """[[rails]] and [[roads]]: each step of the line is a hexside with that feature."""
+    for line in lines:
+        steps = [_hex(position, text) for text in line["hexes"]]
+        for a, b in pairwise(steps):
+            if b not in links[a]:
+                raise datafile.DataFileError(f"world.toml: the {kind} from {line['hexes'][0]} steps between "
+                                             f"{_name(position, a)} and {_name(position, b)}, which are not "
+                                             "adjacent", field=kind + "s")
+            for pair in ((a, b), (b, a)):
+                features.setdefault(pair, set()).add(kind)
+
+
+def _name(position: dict[str, int], index: int) -> str:
+    return next(text for text, i in position.items() if i == index)
+
+
+def _decode(row: str, codes: dict[str, str] | None) -> list[str]:
+    """A run-length row: "3c2." is three clear hexes, then two hex-dots. Without codes, the
+    letters themselves (a map's regions)."""
     cells = []
     for count, code in re.findall(r"(\d*)(\S)", row):
+        if codes is None:
+            cells += [code] * (int(count) if count else 1)
+            continue
         if code not in codes:
             raise datafile.DataFileError(f"world.toml: no terrain code {code!r} (row {row!r})", field="rows")
         cells += [codes[code]] * (int(count) if count else 1)
     return cells
 
 
-def _rows(name: str, facts: dict, codes: dict[str, str]) -> list[list[str]]:
-    rows = [_decode(row, codes) for row in facts["rows"]]
-    if not rows or any(len(row) != len(rows[0]) for row in rows):
+def _rows(name: str, lines: list[str], codes: dict[str, str] | None) -> list[list[str]]:
+    rows = [_decode(row, codes) for row in lines]
+    if codes is not None and (not rows or any(len(row) != len(rows[0]) for row in rows)):
         raise datafile.DataFileError(f"world.toml: map {name}'s rows are not all of one width", field="rows")
     return rows
 
@@ -122,8 +286,9 @@ def _hex(position: dict[str, int], text: str, on_map: bool = False) -> int:
     return position[text]
 
 
-def _hexsides(data, grids, position, features) -> dict[tuple[int, int], set[str]]:
-    """Features between neighbours; those of a map's edge hexsides (a join's) by (hex, side)."""
+def _hexsides(data, grids, position, features, straits) -> dict[tuple[int, int], set[str]]:
+    """Features between neighbours; those of a map's edge hexsides (a join's) by (hex, side); the
+    sea area a straits hexside lies in (option 12)."""
     edges: dict[tuple[int, int], set[str]] = {}
     for side in data.get("hexsides", []):
         here = _hex(position, side["hex"], on_map=True)
@@ -135,6 +300,11 @@ def _hexsides(data, grids, position, features) -> dict[tuple[int, int], set[str]
             continue
         for pair in ((here, start + other), (start + other, here)):
             features.setdefault(pair, set()).add(side["kind"])
+            if "sea" in side:
+                if side["sea"] not in data.get("seas", {}):
+                    raise datafile.DataFileError(f"world.toml: the straits at {side['hex']} name no sea area "
+                                                 f"{side['sea']!r}", field="sea")
+                straits[pair] = side["sea"]
     return edges
 
 
@@ -150,12 +320,14 @@ def _joins(data, position, links, features, edges) -> None:
             features.setdefault(pair, set()).update(through)
 
 
-def _offmap(data, grids, position, terrain, links) -> None:
+def _offmap(data, grids, position, terrain, links, features) -> None:
     """2.1.1: an off-map hex and the on-map hexes its lines reach, with the on-map edge hexes (or
-    large hex-dots: only they touch off-map hexes) next to those; and the off-map hexes it joins."""
+    large hex-dots: only they touch off-map hexes) next to those; and the off-map hexes it joins.
+    A railway line (2.1.3) is a rail between the off-map hex and the hex it reaches."""
     for name, facts in data.get("offmap", {}).items():
         here = position[name]
-        for text in facts.get("lines", []):
+        lines = [(text, False) for text in facts.get("lines", [])] + [(t, True) for t in facts.get("rail_lines", [])]
+        for text, rail in lines:
             reached = _hex(position, text, on_map=True)
             if terrain[reached] in ("none", "hexdot"):
                 raise datafile.DataFileError(f"world.toml: {name}'s line ends on {text}, no land hex nor large "
@@ -167,6 +339,9 @@ def _offmap(data, grids, position, terrain, links) -> None:
             for other in [reached, *near]:
                 links[here].add(other)
                 links[other].add(here)
+            if rail:
+                for pair in ((here, reached), (reached, here)):
+                    features.setdefault(pair, set()).add("rail")
         for other_name in facts.get("offmap", []):
             other = _hex(position, other_name)
             links[here].add(other)

@@ -1,0 +1,363 @@
+"""Supply (seed 004, 2.4.2): which units trace a supply path to a primary supply source, directly or
+through a chain of secondary sources.
+
+Each tracing unit belongs to a class, its nationality: that fixes its major power, whom it
+co-operates with, its primary and secondary sources and the hexes it may trace into. One search
+per side serves every class at once (graphs.bounded_reach, a bit per class), from the primary
+sources out:
+
+- The search runs on two layers of the world: railway paths (a secondary source to the next
+  source, free along a rail or road, and across straits between railway hexes) and basic paths
+  (a unit to its source). A primary source starts both; a secondary source reached by a railway
+  path within its length starts both again, at 0.
+- Each layer holds the hexes and the sea areas. A path's leg says where its overseas part stands
+  (once for the whole chain): not yet, at sea, landed at a port, or ended on a coast that is not a
+  port (the tracing unit's or secondary source's own coastal hex, from which it goes no further).
+- A step's cost is the hex traced into: its map's scale (an off-map hex 4), +1 for desert or
+  desert mountain; the port an overseas path lands at counts 1; the sea nothing.
+- The length allowed is the weather's where the unit or secondary source stands (8.2.2, data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, partial
+
+from pbem import datafile
+
+from ..common.graphs import Reach, bounded_reach
+from . import kinds
+from .situation import NEUTRAL, Situation, Unit
+from .world import World
+from .zoc import Unit as ZocUnit
+from .zoc import zoc
+
+RULE = "2.4.2"
+RAIL, BASIC = 0, 1  # layers: railway paths, basic paths
+LAND, AT_SEA, LANDED, BEACHED = range(4)  # a path's overseas leg
+LEGS = 4
+DESERTS = ("desert", "desert_mountain")
+ICED = ("snow", "blizzard")  # 2.4.2: no overseas path out of or into an iced-in port in these
+CLOSERS = ("carrier", "surface")  # with aircraft that have an air-to-sea factor
+OPTION_11_SHIPS = ("convoy", "transport", "amphibious")
+RIVAL_CHINESE = frozenset({"communist_china", "nationalist_china"})
+
+
+@cache
+def tables() -> dict:
+    return datafile.load(__package__, "tables.toml")
+
+
+def path_length(weather: str) -> int:
+    """The hexes a supply path may count in this weather (8.2.2, data)."""
+    lengths = tables()["supply_path_length"]["length"]
+    if weather not in lengths:
+        raise datafile.DataFileError(f"tables.toml: supply_path_length (8.2.2) gives no length for {weather!r}",
+                                     field="supply_path_length")
+    return int(lengths[weather])
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The world as one graph of 2 layers of hexes and sea areas: node = layer * size + place,
+    where place < hexes is a hex and the rest are sea areas in `seas` order."""
+
+    hexes: int
+    seas: tuple[str, ...]
+    neighbours: tuple[tuple[int, ...], ...]
+
+    @property
+    def size(self) -> int:
+        return self.hexes + len(self.seas)
+
+    def node(self, layer: int, place: int) -> int:
+        return layer * self.size + place
+
+
+_LAYOUTS: dict[int, tuple[World, Layout]] = {}
+
+
+def layout(world: World) -> Layout:
+    """The world's supply graph, built once per world."""
+    known = _LAYOUTS.get(id(world))
+    if known is None or known[0] is not world:
+        known = _LAYOUTS[id(world)] = (world, _build_layout(world))
+    return known[1]
+
+
+def _build_layout(world: World) -> Layout:
+    """Land hexes join the land hexes next to them and the sea areas they are on the coast of; sea
+    areas join their neighbours and their coasts. Hex-dots are no part of a supply path."""
+    hexes, seas = len(world.ids), tuple(world.seas)
+    sea_index = {name: hexes + k for k, name in enumerate(seas)}
+    places: list[list[int]] = [[] for _ in range(hexes + len(seas))]
+    for index in range(hexes):
+        if world.land(index):
+            places[index] = [near for near in world.neighbours[index] if world.land(near)]
+    for name, sea in world.seas.items():
+        places[sea_index[name]] = [sea_index[other] for other in sorted(sea.neighbours)] + sorted(sea.coast)
+        for land in sea.coast:
+            places[land].append(sea_index[name])
+    size = len(places)
+    neighbours = tuple(tuple(layer * size + near for near in places[place])
+                       for layer in (RAIL, BASIC) for place in range(size))
+    return Layout(hexes, seas, neighbours)
+
+
+@dataclass(frozen=True)
+class Status:
+    """A unit's supply: in supply or not, and why."""
+
+    unit: str
+    supplied: bool
+    at_sea: bool = False
+
+
+def status(situation: Situation, units: Iterable[Unit] | None = None) -> dict[str, Status]:
+    """The supply of each unit (all of them unless named), each side in one search."""
+    wanted = [u for u in (situation.units if units is None else units)]
+    found = {u.id: Status(u.id, True, at_sea=True) for u in wanted if u.sea}
+    on_land = [u for u in wanted if not u.sea and u.kind not in kinds.MARKERS]
+    for side in sorted({situation.side_of(u.country) for u in on_land}):
+        tracing = [u for u in on_land if situation.side_of(u.country) == side]
+        classes = sorted({u.country for u in tracing})
+        search = Search(situation, side, classes)
+        reach = search.run()
+        for unit in tracing:
+            bit = 1 << classes.index(unit.country)
+            within = path_length(situation.weather_at(unit.hex))
+            found[unit.id] = Status(unit.id, bool(reach.bits(search.layout.node(BASIC, unit.hex), within) & bit))
+    return found
+
+
+def trace(situation: Situation, unit: Unit) -> list[tuple[int, int]]:
+    """One supply path of a unit, as (node, leg) from the unit to its primary source, secondary
+    sources and their railway paths included; [] if it is out of supply. Nodes are `layout`'s."""
+    side = situation.side_of(unit.country)
+    search = Search(situation, side, [unit.country])
+    reach = search.run(track=True)
+    within = path_length(situation.weather_at(unit.hex))
+    return reach.path(search.layout.node(BASIC, unit.hex), within)
+
+
+class Search:
+    """One side's supply search for some classes (nationalities) of tracing unit."""
+
+    def __init__(self, situation: Situation, side: str, classes: list[str]) -> None:
+        self.situation = situation
+        self.world = situation.world
+        self.side = side
+        self.classes = classes
+        self.layout = layout(self.world)
+        self.open_seas = {name: _sea_open(situation, name, side) for name in self.layout.seas}
+        self.freezing = frozenset(tables()["frozen_lakes"]["weathers"])
+
+    def run(self, track: bool = False) -> Reach:
+        seeds, relays = self._sources()
+        limit = max(path_length(w) for w in {*self.situation.weather.values(), "fine"})
+        return bounded_reach(self.layout.neighbours, seeds, limit, self.step, LEGS, self._allowed(), relays,
+                             restart=lambda leg: LAND if leg == LAND else LANDED, track=track)
+
+    # ------------------------------------------------------------------------------- sources
+
+    def _sources(self):
+        seeds: list[tuple[int, int, int]] = []
+        relays: dict[int, tuple[int, int, tuple[int, ...]]] = {}
+        secondary: dict[int, int] = {}
+        for bit, country in enumerate(self.classes):
+            for hex_ in sources(self.situation, country, primary=True):
+                seeds += [(self.layout.node(layer, hex_), LAND, 1 << bit) for layer in (RAIL, BASIC)]
+            for hex_ in sources(self.situation, country, primary=False):
+                secondary[hex_] = secondary.get(hex_, 0) | 1 << bit
+        for hex_, bits in secondary.items():
+            within = path_length(self.situation.weather_at(hex_))
+            relays[self.layout.node(RAIL, hex_)] = (bits, within, (self.layout.node(RAIL, hex_),
+                                                                   self.layout.node(BASIC, hex_)))
+        return seeds, relays
+
+    # ------------------------------------------------------------------------------- where paths go
+
+    def _allowed(self) -> list[int]:
+        """Per node, the classes that may trace into it: every class into a sea area."""
+        everyone = (1 << len(self.classes)) - 1
+        blocked = self._enemy_zoc()
+        per_hex = [0] * self.layout.hexes
+        for hex_ in range(self.layout.hexes):
+            if self.world.land(hex_) and hex_ not in blocked:
+                per_hex[hex_] = sum(1 << bit for bit, country in enumerate(self.classes)
+                                    if may_enter(self.situation, country, hex_))
+        seas = [everyone] * len(self.layout.seas)
+        return (per_hex + seas) * 2
+
+    def _enemy_zoc(self) -> set[int]:
+        """Hexes in an enemy ZOC that hold no friendly land unit (2.4.2)."""
+        situation = self.situation
+        friendly = {u.hex for u in situation.units if not u.sea and u.kind in kinds.LAND
+                    and situation.side_of(u.country) == self.side}
+        zone: set[int] = set()
+        for unit in situation.units:
+            other = situation.side_of(unit.country)
+            if unit.sea or unit.kind not in kinds.LAND or other in (self.side, NEUTRAL):
+                continue
+            stack = [u.kind for u in situation.units if u.hex == unit.hex and u is not unit and u.kind in kinds.LAND]
+            zone |= zoc(self.world, unit.hex, ZocUnit(unit.kind, unit.invading, unit.surprised), situation.options,
+                        stack=stack, unfriendly=partial(self._unfriendly, unit.country))
+        return zone - friendly
+
+    def _unfriendly(self, country: str, hex_: int) -> bool:
+        """2.2: a hex of the other side's power that the unit's power is not at war with."""
+        owner = self.situation.controller(hex_)
+        return bool(owner) and self.situation.side_of(owner) == self.side and \
+            not self.situation.at_war_with(country, owner)
+
+    def step(self, here: int, there: int, leg: int) -> tuple[int, int] | None:
+        """Tracing from `there` into `here` (the search runs from the source): its cost and leg."""
+        size = self.layout.size
+        layer, a, b = here // size, here % size, there % size
+        hexes = self.layout.hexes
+        if a < hexes and b < hexes:
+            return self._overland(layer, a, b, leg)
+        if a < hexes:  # from the sea into the port `a`: the landing port
+            return self._landing(a, self.layout.seas[b - hexes], leg)
+        sea = self.layout.seas[a - hexes]
+        if b >= hexes:
+            return self._at_sea(sea, self.layout.seas[b - hexes], leg)
+        return self._embark(sea, b, leg)
+
+    def _overland(self, layer: int, a: int, b: int, leg: int) -> tuple[int, int] | None:
+        if leg in (AT_SEA, BEACHED):
+            return None
+        sides = self.world.between(a, b)
+        if "alpine" in sides or ("all_sea" in sides and "straits" not in sides):
+            return None
+        if "lake" in sides and not (self._freezing(a) and self._freezing(b)):
+            return None
+        if "straits" in sides and self.situation.options.get("option_12") and \
+                not self.open_seas.get(self.world.straits_sea.get((a, b), ""), True):
+            return None
+        if layer == RAIL and ("rail" in sides or "road" in sides):
+            return 0, leg
+        if layer == RAIL and "straits" in sides and a in self.world.railway and b in self.world.railway:
+            return 0, leg
+        return count(self.world, a), leg
+
+    def _landing(self, port: int, sea: str, leg: int) -> tuple[int, int] | None:
+        if leg != LAND or port not in self.world.seas[sea].ports or not self.open_seas[sea] or self._iced(port):
+            return None
+        if self.situation.side_of(self.situation.controller(port)) != self.side:
+            return None  # the overseas path ends at a friendly controlled port
+        return 1, AT_SEA
+
+    def _at_sea(self, sea: str, onward: str, leg: int) -> tuple[int, int] | None:
+        if leg != AT_SEA or not self.open_seas[onward]:
+            return None
+        gate = self.world.passages.get(frozenset((sea, onward)))
+        if gate is not None and self.situation.side_of(self.situation.controller(gate)) != self.side:
+            return None  # 11.4.4: an SCS of this side could not pass
+        return 0, AT_SEA
+
+    def _embark(self, sea: str, land: int, leg: int) -> tuple[int, int] | None:
+        if leg != AT_SEA or self._iced(land):
+            return None
+        return 0, LANDED if land in self.world.seas[sea].ports else BEACHED
+
+    def _iced(self, hex_: int) -> bool:
+        return hex_ in self.world.iced_in and self.situation.weather_at(hex_) in ICED
+
+    def _freezing(self, hex_: int) -> bool:
+        return self.situation.weather_at(hex_) in self.freezing
+
+
+def count(world: World, hex_: int) -> int:
+    """What tracing into a hex counts (2.4.2): its map's scale, 4 off the map, +1 in desert."""
+    return world.scale[hex_] + (world.terrain[hex_] in DESERTS)
+
+
+def sources(situation: Situation, country: str, primary: bool) -> list[int]:
+    """The primary or secondary supply sources of a unit of `country` (2.4.2)."""
+    world = situation.world
+    major = situation.major_of(country)
+    partners = situation.co_operators(major) if major else frozenset()
+    side = situation.side_of(country)
+    if primary:
+        homes = _homes(situation, country, partners)
+        found = [h for h in world.cities if world.country[h] in homes and _source_city(situation, h, country, side)]
+        hqs = [u for u in situation.units if u.supply_expended and situation.options.get("option_6")]
+    else:
+        capitals = [world.countries[c].capital for c in world.countries
+                    if (situation.controllers.get(c) == major and major) or situation.conquered.get(c) in partners]
+        found = [h for h in capitals if h is not None and _source_city(situation, h, country, side)]
+        hqs = list(situation.units)
+    found += [u.hex for u in hqs if u.kind == "hq" and not u.sea and situation.major_of(u.country) in partners]
+    return sorted(set(found))
+
+
+def _homes(situation: Situation, country: str, partners: frozenset[str]) -> set[str]:
+    """The unconquered home countries whose friendly cities are primary sources for the unit."""
+    world = situation.world
+    homes = {country}
+    if world.countries.get(country) and world.countries[country].commonwealth:
+        homes |= {c for c, facts in world.countries.items() if facts.commonwealth}
+    homes |= {c for c, facts in world.countries.items() if facts.home_of and facts.home_of in partners}
+    return {c for c in homes if c not in situation.conquered}
+
+
+def _source_city(situation: Situation, hex_: int, country: str, side: str) -> bool:
+    """A friendly city the other side has not held at any time this turn (2.4.2); a city of the
+    communist Chinese is not friendly to the nationalists, nor the other way round."""
+    owner = situation.controller(hex_)
+    if situation.side_of(owner) != side or any(s != side for s in situation.held.get(hex_, ())):
+        return False
+    rivals = {situation.major_of(country), situation.major_of(owner)}
+    return rivals != RIVAL_CHINESE
+
+
+def may_enter(situation: Situation, country: str, hex_: int) -> bool:
+    """Whether a unit of `country` may trace into a hex for who controls it (2.4.2): its own
+    side's, and another major power's only with its consent; a neutral's never, but Vichy's and
+    Sweden's; the USSR's and another Allied major power's not each other's until the USSR is at
+    war with Germany."""
+    owner = situation.controller(hex_)
+    side = situation.side_of(country)
+    if not owner:
+        return False
+    if owner == country:
+        return True
+    if situation.side_of(owner) == NEUTRAL:
+        return owner in situation.open_neutrals
+    if situation.side_of(owner) != side:
+        return False  # an enemy's hex: another power's, that does not agree
+    mine, theirs = situation.major_of(country), situation.major_of(owner)
+    if mine == theirs:
+        return True
+    if "ussr" in (mine, theirs) and side == "allies" and not situation.at_war_with("ussr", "germany"):
+        return False
+    return (theirs, mine) in situation.consent
+
+
+def _sea_open(situation: Situation, sea: str, side: str) -> bool:
+    """Whether a side may trace supply into a sea area (2.4.2): not past an enemy CV, SCS or
+    aircraft with an air-to-sea factor, unless a surface ship or such an aircraft at war with it
+    is there too; option 11: only a convoy, TRS or AMPH opens it, and each area needs a friendly
+    one."""
+    present = [u for u in situation.units if u.sea == sea]
+    option_11 = bool(situation.options.get("option_11"))
+    for enemy in present:
+        if situation.side_of(enemy.country) in (side, NEUTRAL) or not _closes(enemy):
+            continue
+        if not any(_opens(u, option_11) and situation.at_war_with(u.country, enemy.country) for u in present):
+            return False
+    if option_11:
+        return any(u.kind in OPTION_11_SHIPS and situation.side_of(u.country) == side for u in present)
+    return True
+
+
+def _closes(unit: Unit) -> bool:
+    return unit.kind in CLOSERS or (unit.kind in kinds.AIR and unit.air_to_sea)
+
+
+def _opens(unit: Unit, option_11: bool) -> bool:
+    if option_11:
+        return unit.kind in OPTION_11_SHIPS
+    return (unit.kind in kinds.NAVAL and unit.kind != "submarine") or (unit.kind in kinds.AIR and unit.air_to_sea)
