@@ -28,7 +28,7 @@ from pbem.errors import IllegalOrder, UsageError
 from pbem.game import join
 from pbem.ruleset import OptionSpec, Setup, resolve_options
 
-SHIPPED = ("freeform", "paths_of_glory", "empires_in_arms")
+SHIPPED = ("freeform", "paths_of_glory", "empires_in_arms", "world_in_flames")
 
 
 # ---------------------------------------------------------------------------- orders as values

@@ -55,7 +55,7 @@ def test_zoc_case(case):
 def test_every_hex_knows_its_neighbours_both_ways_and_names_are_found():
     for here, near in enumerate(WORLD.neighbours):
         assert all(here in WORLD.neighbours[other] for other in near), WORLD.ids[here]
-    assert worlds.hex_named(WORLD, "Warsaw") == worlds.hex_named(WORLD, "east_europe:3,2")
+    assert worlds.hex_named(WORLD, "Warsaw") == worlds.hex_named(WORLD, "east_europe:3-2")
     with pytest.raises(UsageError, match="did you mean warsaw"):
         worlds.hex_named(WORLD, "warsw")
 
@@ -84,15 +84,15 @@ def test_stacking_case(case):
     (lambda d: d["maps"]["asia"]["rows"].__setitem__(0, "5c"), "rows are not all of one width"),
     (lambda d: d["hexsides"][0].__setitem__("side", "N"), "no side 'N'"),
     (lambda d: d["hexsides"][0].__setitem__("hex", "riyadh"), "names no on-map hex 'riyadh'"),
-    (lambda d: d["offmap"]["riyadh"]["lines"].append("east_europe:7,4"), "no land hex nor large hex-dot"),
+    (lambda d: d["offmap"]["riyadh"]["lines"].append("east_europe:7-4"), "no land hex nor large hex-dot"),
     (lambda d: d["offmap"]["dakar"]["offmap"].append("cairo"), "names no hex 'cairo'"),
-    (lambda d: d["names"].__setitem__("moscow", "east_europe:9,9"), "names no hex 'east_europe:9,9'"),
-    (lambda d: d["maps"]["asia"]["regions"].__setitem__(0, "4R2b"), "asia:4,0 is clear but its region code 'b'"),
+    (lambda d: d["names"].__setitem__("moscow", "east_europe:9-9"), "names no hex 'east_europe:9-9'"),
+    (lambda d: d["maps"]["asia"]["regions"].__setitem__(0, "4R2b"), "asia:4-0 is clear but its region code 'b'"),
     (lambda d: d["maps"]["asia"]["regions"].pop(), "regions are not the shape of its rows"),
     (lambda d: d["seas"]["red_sea"].__setitem__("borders", ["arctic"]), "names no sea area 'arctic'"),
     (lambda d: d["countries"]["poland"].__setitem__("code", "G"), "code 'G' is taken"),
-    (lambda d: d["rails"][0]["hexes"].append("asia:5,3"), "which are not adjacent"),
-    (lambda d: d["hexsides"][1].__setitem__("sea", "arctic"), "the straits at west_europe:4,2 name no sea area"),
+    (lambda d: d["rails"][0]["hexes"].append("asia:5-3"), "which are not adjacent"),
+    (lambda d: d["hexsides"][1].__setitem__("sea", "arctic"), "the straits at west_europe:4-2 name no sea area"),
 ])
 def test_a_broken_world_file_is_refused_with_its_fault(monkeypatch, change, words):
     import copy

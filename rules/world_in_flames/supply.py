@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, partial
+from itertools import pairwise
 
 from pbem import datafile
 
@@ -141,6 +142,43 @@ def trace(situation: Situation, unit: Unit) -> list[tuple[int, int]]:
     return reach.path(search.layout.node(BASIC, unit.hex), within)
 
 
+def explain(situation: Situation, unit: Unit) -> list[dict]:
+    """A unit's supply path for a reader: each place from the unit to its primary source (a hex,
+    with its name if it has one, or a sea area of the overseas leg), what tracing into it counted,
+    the kind of path (basic, railway); secondary sources marked. [] if it is out of supply."""
+    search = Search(situation, situation.side_of(unit.country), [unit.country])
+    path = search.run(track=True).path(search.layout.node(BASIC, unit.hex),
+                                        path_length(situation.weather_at(unit.hex)))
+    layout = search.layout
+    steps = [_described(situation.world, layout, path[0], 0)] if path else []
+    for (near, _), (far, far_leg) in pairwise(path):
+        if near % layout.size == far % layout.size:  # a relay: a secondary source starts its own path
+            steps[-1]["source"] = "secondary"
+            continue
+        taken = search.step(far, near, far_leg)
+        steps.append(_described(situation.world, layout, (far, far_leg), taken[0] if taken else 0))
+    if steps:
+        steps[-1]["source"] = "primary"
+    return steps
+
+
+def _described(world: World, layout: Layout, state: tuple[int, int], counted: int) -> dict:
+    node, _leg = state
+    place = node % layout.size
+    at_sea = place >= layout.hexes
+    name = layout.seas[place - layout.hexes] if at_sea else world.ids[place]
+    known = "" if at_sea else next((n for n, i in world.names.items() if i == place), "")
+    return {"place": name, "name": known, "counts": counted, "path": "railway" if node < layout.size else "basic",
+            "at_sea": at_sea, "source": ""}
+
+
+def reaches(situation: Situation, unit: Unit, hex_: int) -> bool:
+    """Whether a unit on land traces a basic supply path to a hex (2.4.3, option 13: to an HQ)."""
+    search = Search(situation, situation.side_of(unit.country), [unit.country])
+    within = path_length(situation.weather_at(unit.hex))
+    return bool(search.basic_to(hex_).bits(search.layout.node(BASIC, unit.hex), within))
+
+
 class Search:
     """One side's supply search for some classes (nationalities) of tracing unit."""
 
@@ -150,14 +188,21 @@ class Search:
         self.side = side
         self.classes = classes
         self.layout = layout(self.world)
-        self.open_seas = {name: _sea_open(situation, name, side) for name in self.layout.seas}
+        self.open_seas = {name: sea_open(situation, name, side) for name in self.layout.seas}
         self.freezing = frozenset(tables()["frozen_lakes"]["weathers"])
 
     def run(self, track: bool = False) -> Reach:
         seeds, relays = self._sources()
-        limit = max(path_length(w) for w in {*self.situation.weather.values(), "fine"})
-        return bounded_reach(self.layout.neighbours, seeds, limit, self.step, LEGS, self._allowed(), relays,
+        return bounded_reach(self.layout.neighbours, seeds, self.limit(), self.step, LEGS, self._allowed(), relays,
                              restart=lambda leg: LAND if leg == LAND else LANDED, track=track)
+
+    def basic_to(self, hex_: int) -> Reach:
+        """Basic paths to one hex alone (option 13: to an HQ giving emergency supply)."""
+        seeds = [(self.layout.node(BASIC, hex_), LAND, (1 << len(self.classes)) - 1)]
+        return bounded_reach(self.layout.neighbours, seeds, self.limit(), self.step, LEGS, self._allowed())
+
+    def limit(self) -> int:
+        return max(path_length(w) for w in {*self.situation.weather.values(), "fine"})
 
     # ------------------------------------------------------------------------------- sources
 
@@ -195,21 +240,7 @@ class Search:
         situation = self.situation
         friendly = {u.hex for u in situation.units if not u.sea and u.kind in kinds.LAND
                     and situation.side_of(u.country) == self.side}
-        zone: set[int] = set()
-        for unit in situation.units:
-            other = situation.side_of(unit.country)
-            if unit.sea or unit.kind not in kinds.LAND or other in (self.side, NEUTRAL):
-                continue
-            stack = [u.kind for u in situation.units if u.hex == unit.hex and u is not unit and u.kind in kinds.LAND]
-            zone |= zoc(self.world, unit.hex, ZocUnit(unit.kind, unit.invading, unit.surprised), situation.options,
-                        stack=stack, unfriendly=partial(self._unfriendly, unit.country))
-        return zone - friendly
-
-    def _unfriendly(self, country: str, hex_: int) -> bool:
-        """2.2: a hex of the other side's power that the unit's power is not at war with."""
-        owner = self.situation.controller(hex_)
-        return bool(owner) and self.situation.side_of(owner) == self.side and \
-            not self.situation.at_war_with(country, owner)
+        return enemy_zoc(situation, self.side) - friendly
 
     def step(self, here: int, there: int, leg: int) -> tuple[int, int] | None:
         """Tracing from `there` into `here` (the search runs from the source): its cost and leg."""
@@ -267,6 +298,25 @@ class Search:
 
     def _freezing(self, hex_: int) -> bool:
         return self.situation.weather_at(hex_) in self.freezing
+
+
+def enemy_zoc(situation: Situation, side: str) -> set[int]:
+    """The hexes the other side's land units exert a ZOC into (2.2)."""
+    zone: set[int] = set()
+    for unit in situation.units:
+        other = situation.side_of(unit.country)
+        if unit.sea or unit.kind not in kinds.LAND or other in (side, NEUTRAL):
+            continue
+        stack = [u.kind for u in situation.units if u.hex == unit.hex and u is not unit and u.kind in kinds.LAND]
+        zone |= zoc(situation.world, unit.hex, ZocUnit(unit.kind, unit.invading, unit.surprised), situation.options,
+                    stack=stack, unfriendly=partial(_unfriendly, situation, side, unit.country))
+    return zone
+
+
+def _unfriendly(situation: Situation, side: str, country: str, hex_: int) -> bool:
+    """2.2: a hex of the other side's power that the unit's power is not at war with."""
+    owner = situation.controller(hex_)
+    return bool(owner) and situation.side_of(owner) == side and not situation.at_war_with(country, owner)
 
 
 def count(world: World, hex_: int) -> int:
@@ -336,7 +386,7 @@ def may_enter(situation: Situation, country: str, hex_: int) -> bool:
     return (theirs, mine) in situation.consent
 
 
-def _sea_open(situation: Situation, sea: str, side: str) -> bool:
+def sea_open(situation: Situation, sea: str, side: str) -> bool:
     """Whether a side may trace supply into a sea area (2.4.2): not past an enemy CV, SCS or
     aircraft with an air-to-sea factor, unless a surface ship or such an aircraft at war with it
     is there too; option 11: only a convoy, TRS or AMPH opens it, and each area needs a friendly

@@ -37,7 +37,7 @@ class Sea(NamedTuple):
 
 
 class World(NamedTuple):
-    ids: tuple[str, ...]  # "map:col,row" for on-map hexes, the off-map hex's id otherwise
+    ids: tuple[str, ...]  # "map:col-row" on a map (no comma: orders list hexes with commas), else the off-map id
     terrain: tuple[str, ...]
     map_of: tuple[str, ...]  # "" for an off-map hex that is on no map
     scale: tuple[int, ...]
@@ -102,7 +102,12 @@ class _Hexes:
 
 @cache
 def load() -> World:
-    data = datafile.load(__package__, "world.toml")
+    """The sample world of data/world.toml, compiled once."""
+    return compile_world(datafile.load(__package__, "world.toml"))
+
+
+def compile_world(data: dict) -> World:
+    """A world from the tables of a world.toml (the sample's, or a generated one)."""
     codes = _region_codes(data)
     hexes = _Hexes()
     grids = {name: _add_map(hexes, name, facts, data["terrain"]) for name, facts in data["maps"].items()}
@@ -170,7 +175,7 @@ def _add_map(hexes: _Hexes, name: str, facts: dict, terrain_codes: dict[str, str
     for index in range(grid.size):
         col, row = grid.place(index)
         kind = "large_hexdot" if minimap and rows[row][col] == "hexdot" else rows[row][col]
-        hexes.add(f"{name}:{col},{row}", kind, name, OFFMAP_SCALE if minimap else int(facts["scale"]), minimap,
+        hexes.add(f"{name}:{col}-{row}", kind, name, OFFMAP_SCALE if minimap else int(facts["scale"]), minimap,
                   facts.get("zone", ""), regions[row][col])
     return grid, start
 
@@ -354,7 +359,7 @@ def _on_edge(grid: Grid, index: int) -> bool:
 
 
 def hex_named(world: World, text: str) -> int:
-    """A hex by its name, its id ("east_europe:3,2") or an off-map hex's id; UsageError naming the
+    """A hex by its name, its id ("east_europe:3-2") or an off-map hex's id; UsageError naming the
     nearest otherwise."""
     wanted = text.strip().lower()
     if wanted in world.names:

@@ -1,0 +1,277 @@
+"""Land combat, overruns, retreats and overstacks. Rules 11.12 (overruns), 11.16 (land combat) and
+11.16.5 (retreats) are not in the seed; RULINGS W17 says what stands in for them. What 1-2.4 say is
+enforced: attackers are in supply when the attack is declared and again when it is resolved
+(2.4.1, 2.4.3), out-of-supply face-down defenders count 1 (3 if white print), a retreat never
+overstacks but where it must, and an overstacked hex's owner destroys units until it is within
+its limits, face-up ones first (2.3.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbem.errors import IllegalOrder, UsageError
+
+from ..common import tables
+from . import kinds, moves, position, readiness, stacking, supply
+from . import world as worlds
+from .situation import NEUTRAL, Situation
+from .state import WifState
+
+RULE = "11.16"
+RESULTS = ("no_effect", "retreat", "defender_destroyed", "attacker_destroyed")
+
+
+def check_table(table: Mapping | None) -> None:
+    """The charter's combat table (11.16 is not in the seed): a die and a result for each roll."""
+    if not isinstance(table, Mapping):
+        raise UsageError("World in Flames needs the charter's combat table [tables.combat] (rule 11.16 is not in "
+                         "the seed): die = \"1d10\" and a result for each roll", rule=RULE, field="tables.combat")
+    faces = _faces(table)
+    try:
+        for roll in range(1, faces + 1):
+            if tables.look_up(table, roll) not in RESULTS:
+                raise UsageError(f"tables.combat gives no result among {', '.join(RESULTS)} for a roll of {roll}",
+                                 rule=RULE, field="tables.combat")
+    except tables.TableError as exc:
+        raise UsageError(f"tables.combat: {exc}", rule=RULE, field="tables.combat") from None
+
+
+def _faces(table: Mapping) -> int:
+    die = str(table.get("die", ""))
+    if not (die.startswith("1d") and die[2:].isdigit() and int(die[2:]) > 1):
+        raise UsageError(f"tables.combat's die is one die such as \"1d10\", not {die!r}", rule=RULE,
+                         field="tables.combat")
+    return int(die[2:])
+
+
+def defence(state: WifState, unit_id: str, in_supply: bool) -> int:
+    """2.4.3: out of supply, a face-down unit defends with 1 (3 if white print); else its strength."""
+    known = position.facts(state, unit_id)
+    if not in_supply and not known["face_up"]:
+        return 3 if known.get("white_print") else 1
+    return int(known["strength"])
+
+
+def enemies_in(state: WifState, situation: Situation, hex_text: str, side: str) -> list[str]:
+    return [name for name, u in state.units.items() if u.get("hex") == hex_text
+            and position.facts(state, name)["kind"] in kinds.LAND and situation.side_of(u["country"]) not in
+            (side, NEUTRAL)]
+
+
+# ---------------------------------------------------------------------------------- attack
+
+def attack(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
+    """Declare an attack; its die comes at the entry's roll point (`resolve`)."""
+    target = position.hex_id(str(order["hex"]))
+    world = worlds.load()
+    situation = position.situation(state, dict(options))
+    side = position.team(state, player)
+    defenders = enemies_in(state, situation, target, side)
+    if not defenders:
+        raise IllegalOrder(f"{target} holds no enemy land unit", rule=RULE, field="hex")
+    units = [str(u) for u in order["units"]]
+    if not units:
+        raise IllegalOrder("an attack needs at least one unit", rule=RULE, field="units")
+    supplied = readiness.supplied(state, options)
+    for name in units:
+        unit = position.own_unit(state, player, name, RULE)
+        if position.facts(state, name)["kind"] not in kinds.LAND or "hex" not in unit:
+            raise IllegalOrder(f"{name} is not a land unit on the map", rule=RULE, field="units")
+        if world.position[target] not in world.neighbours[world.position[unit["hex"]]]:
+            raise IllegalOrder(f"{name} in {unit['hex']} is not adjacent to {target}", rule=RULE, field="units")
+        if name in state.attacked:
+            raise IllegalOrder(f"{name} has already attacked this impulse", rule=RULE, field="units")
+        if not supplied[name]:
+            raise IllegalOrder(f"{name} is out of supply and cannot attack", rule="2.4.3", field="units")
+    state.attacked += units
+    state.attack = {"hex": target, "units": units, "player": player}
+    state.last = {"text": f"{player} attacks {target} with {', '.join(units)}", "hex": target, "unit": units[0]}
+
+
+def resolve(state: WifState, dice, options: Mapping[str, bool]) -> None:
+    """2.4.1: supply is checked again at the moment of combat, both sides: attackers no longer in
+    supply drop out; the rest roll on the charter's table."""
+    table = state.setup.tables["combat"]
+    record, state.attack = state.attack, {}
+    supplied = readiness.supplied(state, options)
+    attackers = [u for u in record["units"] if u in state.units and supplied[u]]
+    situation = position.situation(state, dict(options))
+    side = position.team(state, record["player"])
+    defenders = enemies_in(state, situation, record["hex"], side)
+    roll = dice.roll(_faces(table), f"attack on {record['hex']}", RULE)
+    if not attackers or not defenders:
+        state.last = {"text": f"the attack on {record['hex']} falls through: "
+                      + ("no attacker is in supply now (2.4.1)" if not attackers else "no defender is left"),
+                      "hex": record["hex"], "unit": record["units"][0]}
+        return
+    result = tables.look_up(table, roll) or "no_effect"
+    strength = sum(int(position.facts(state, u)["strength"]) for u in attackers)
+    held = sum(defence(state, u, supplied[u]) for u in defenders)
+    state.last = {"text": f"attack on {record['hex']}: {strength} against {held}, rolled {roll}: "
+                  f"{result.replace('_', ' ')}", "hex": record["hex"], "unit": attackers[0]}
+    if result == "defender_destroyed":
+        _destroy(state, defenders)
+    elif result == "attacker_destroyed":
+        _destroy(state, attackers)
+    elif result == "retreat":
+        owner = position.owner_of_unit(state, defenders[0])
+        state.retreat = {"player": owner, "hex": record["hex"], "units": defenders}
+        _destroy_the_trapped(state, options)
+
+
+def _destroy(state: WifState, names: list[str]) -> None:
+    for name in names:
+        state.units.pop(name, None)
+        state.destroyed.append(name)
+
+
+# ---------------------------------------------------------------------------------- retreat
+
+def retreat_hexes(state: WifState, unit_id: str, options: Mapping[str, bool]) -> tuple[list[str], list[str]]:
+    """Where a unit may retreat (W17): adjacent land hexes of its side, not in an enemy ZOC: (those
+    within the stacking limits, those that would overstack)."""
+    world = worlds.load()
+    situation = position.situation(state, dict(options))
+    country = state.units[unit_id]["country"]
+    side = situation.side_of(country)
+    zone = supply.enemy_zoc(situation, side)
+    here = world.position[state.units[unit_id]["hex"]]
+    fits, over = [], []
+    for there in world.neighbours[here]:
+        if not world.land(there) or there in zone or situation.side_of(situation.controller(there)) != side:
+            continue
+        try:
+            moves.check_stacking(state, situation, unit_id, world.ids[there], options)
+            fits.append(world.ids[there])
+        except IllegalOrder as refused:
+            if refused.rule == stacking.RULE and "co-operate" not in refused.message:
+                over.append(world.ids[there])
+    return fits, over
+
+
+def _destroy_the_trapped(state: WifState, options: Mapping[str, bool]) -> None:
+    """A unit with no hex to retreat into is destroyed (W17)."""
+    for name in list(state.retreat["units"]):
+        fits, over = retreat_hexes(state, name, options)
+        if not fits and not over:
+            _destroy(state, [name])
+            state.retreat["units"].remove(name)
+            state.last["text"] += f"; {name} has nowhere to retreat and is destroyed"
+    if not state.retreat["units"]:
+        state.retreat = {}
+
+
+def retreat(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
+    name = str(order["unit"])
+    if name not in state.retreat.get("units", []):
+        raise IllegalOrder(f"{name} is not among the units that must retreat ({', '.join(state.retreat['units'])})",
+                           rule="11.16.5", field="unit")
+    into = position.hex_id(str(order["hex"]))
+    fits, over = retreat_hexes(state, name, options)
+    if into not in fits + over:
+        raise IllegalOrder(f"{name} cannot retreat into {into}: it may go to {', '.join(fits + over)}",
+                           rule="11.16.5", field="hex")
+    if into in over and fits:
+        raise IllegalOrder(f"{into} would be overstacked and {', '.join(fits)} is open: no voluntary overstack",
+                           rule=stacking.RULE, field="hex")
+    state.units[name]["hex"] = into
+    state.retreat["units"].remove(name)
+    state.last = {"text": f"{name} retreats into {into}", "hex": into, "unit": name}
+    if into in over:
+        state.overstack = {"hex": into, "player": hex_owner(state, into, options)}
+        state.last["text"] += ": overstacked, its owner must destroy units (2.3.1)"
+    if not state.retreat["units"]:
+        state.retreat = {}
+
+
+def hex_owner(state: WifState, hex_text: str, options: Mapping[str, bool]) -> str:
+    situation = position.situation(state, dict(options))
+    return position.commander(state, situation.controller(worlds.load().position[hex_text]))
+
+
+# ---------------------------------------------------------------------------------- overstacks
+
+def overstacked(state: WifState, hex_text: str, options: Mapping[str, bool]) -> bool:
+    world = worlds.load()
+    situation = position.situation(state, dict(options))
+    where = world.position[hex_text]
+    present = [name for name, u in state.units.items() if u.get("hex") == hex_text]
+    owner = state.units[present[0]]["country"] if present else ""
+    try:
+        stacking.check(world, where, [moves.stacked(state, name) for name in present], options,
+                       moves.friendly_port(situation, where, owner))
+    except IllegalOrder:
+        return True
+    return False
+
+
+def destroy(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
+    """2.3.1: the owner of an overstacked hex destroys its units, face-up ones first."""
+    name = str(order["unit"])
+    where = state.overstack["hex"]
+    present = [u for u, facts in state.units.items() if facts.get("hex") == where]
+    if name not in present:
+        raise IllegalOrder(f"{name} is not in {where} ({', '.join(present)})", rule=stacking.RULE, field="unit")
+    face_up = [u for u in present if state.units[u]["face_up"]]
+    if not state.units[name]["face_up"] and face_up:
+        raise IllegalOrder(f"face-up units are destroyed before face-down ones: {', '.join(face_up)} first",
+                           rule=stacking.RULE, field="unit")
+    _destroy(state, [name])
+    state.last = {"text": f"{name} is destroyed to bring {where} within its stacking limits", "hex": where,
+                  "unit": name}
+    if not overstacked(state, where, options):
+        state.overstack = {}
+
+
+# ---------------------------------------------------------------------------------- overrun
+
+def overrun(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
+    """W17: land units of one hex, in supply, destroy the enemy land units of an adjacent hex if
+    their strength is at least the overrun ratio (tables.toml, 11.12) times the defence, each
+    side's supply checked now (2.4.1), and move in."""
+    names = [str(u) for u in order["units"]]
+    world = worlds.load()
+    target = position.hex_id(str(order["hex"]))
+    supplied = readiness.supplied(state, options)
+    where = _overrunning(state, player, names, supplied)
+    if world.position[target] not in world.neighbours[world.position[where]]:
+        raise IllegalOrder(f"{target} is not adjacent to {where}", rule="11.12", field="hex")
+    situation = position.situation(state, dict(options))
+    defenders = enemies_in(state, situation, target, situation.side_of(state.units[names[0]]["country"]))
+    if not defenders:
+        raise IllegalOrder(f"{target} holds no enemy land unit", rule="11.12", field="hex")
+    ratio = int(supply.tables()["overrun"]["ratio"])
+    strength = sum(int(position.facts(state, name)["strength"]) for name in names)
+    held = sum(defence(state, u, supplied[u]) for u in defenders)
+    if strength < ratio * held:
+        raise IllegalOrder(f"a strength of {strength} is less than {ratio} times the defence of {held}",
+                           rule="11.12", field="hex")
+    _destroy(state, defenders)
+    for name in names:
+        moves.check_stacking(state, situation, name, target, options)
+        state.units[name]["hex"] = target
+    moves.take_control(state, situation, world.position[target], state.units[names[0]]["country"])
+    state.moved += names
+    state.last = {"text": f"{', '.join(names)} overrun {target} ({strength} against {held}): "
+                  f"{', '.join(defenders)} destroyed", "hex": target, "unit": names[0]}
+
+
+def _overrunning(state: WifState, player: str, names: list[str], supplied: dict[str, bool]) -> str:
+    """The hex of the overrunning units, each checked: a land unit of the player's, in supply and
+    not moved yet, all in one hex."""
+    if not names:
+        raise IllegalOrder("an overrun needs at least one unit", rule="11.12", field="units")
+    hexes = set()
+    for name in names:
+        unit = position.own_unit(state, player, name, "11.12")
+        if position.facts(state, name)["kind"] not in kinds.LAND or "hex" not in unit:
+            raise IllegalOrder(f"{name} is not a land unit on the map", rule="11.12", field="units")
+        if name in state.moved:
+            raise IllegalOrder(f"{name} has already moved this impulse", rule="11.12", field="units")
+        if not supplied[name]:
+            raise IllegalOrder(f"{name} is out of supply: no overrun", rule="2.4.3", field="units")
+        hexes.add(unit["hex"])
+    if len(hexes) > 1:
+        raise IllegalOrder(f"the overrunning units stand in {', '.join(sorted(hexes))}: one hex only", rule="11.12",
+                           field="units")
+    return hexes.pop()

@@ -1,0 +1,77 @@
+"""World in Flames in play, through the ruleset from scenario `demo`: tests/cases/world_in_flames/
+play.toml (seed 004, 2.3.1, 2.4.1, 2.4.3, and the rulings that stand in for rule 11)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from pbem import orders
+from pbem import ruleset as rulesets
+from pbem.dice import FixedDice
+from pbem.errors import IllegalOrder
+from pbem.ruleset import Chance, Seat, Setup
+
+RULESET = rulesets.load("world_in_flames")
+CASES = tomllib.loads((Path(__file__).parent / "cases" / "world_in_flames" / "play.toml").read_text())["case"]
+ROSTER = (Seat("alice", ("axis", "germany", "italy"), "player"), Seat("bob", ("allies", "commonwealth"), "player"),
+          Seat("carol", ("allies", "ussr"), "player"))
+COMBAT = {"rule": "11.16 (test: every attack a retreat)", "die": "1d10", "1-10": "retreat"}
+
+
+def start(case: dict):
+    from pbem.rules.world_in_flames import position
+
+    setup = Setup("demo", ROSTER, options=case.get("options", {}), tables={"combat": COMBAT})
+    state = RULESET.new_state(setup)
+    for name in case.get("remove", []):
+        del state.units[name]
+    for unit in case.get("add", []):
+        state.units[unit["id"]] = {"type": unit["type"], "country": unit["country"], "face_up": True,
+                                   **({"sea": unit["sea"]} if "sea" in unit else {"hex": position.hex_id(unit["hex"])})}
+    for name, where in case.get("place", {}).items():
+        state.units[name].pop("hex", None)
+        state.units[name].pop("sea", None)
+        state.units[name].update({"sea": where} if where in position.worlds.load().seas
+                                 else {"hex": position.hex_id(where)})
+    for name in case.get("face_down", []):
+        state.units[name]["face_up"] = False
+    state.control.update({position.hex_id(h): power for h, power in case.get("control", {}).items()})
+    state.politics["weather"].update(case.get("weather", {}))
+    return state
+
+
+def play(state, step: dict) -> None:
+    order = orders.parse(step["order"], RULESET.order_kinds)
+    dice = FixedDice(list(step.get("dice", [])))
+    RULESET.apply(state, step["player"], order)
+    while isinstance(RULESET.pending(state), Chance):
+        RULESET.resolve(state, dice, None)
+    assert not dice.values, f"dice left over after {step}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['id']} [{c['rule']}]" for c in CASES])
+def test_play_case(case):
+    from pbem.rules.world_in_flames import readiness
+
+    state = start(case)
+    for step in case["steps"]:
+        if "refused" not in step:
+            play(state, step)
+            continue
+        before = RULESET.dump(state)
+        trial = RULESET.copy(state, state.setup)
+        with pytest.raises(IllegalOrder) as refused:
+            play(trial, step)
+        assert refused.value.rule == step["refused"], str(refused.value)
+        assert RULESET.dump(state) == before
+    for name, wanted in case.get("units", {}).items():
+        assert {key: state.units[name].get(key) for key in wanted} == wanted, name
+    assert all(name in state.destroyed and name not in state.units for name in case.get("destroyed", []))
+    for hex_text, sides in case.get("held", {}).items():
+        assert state.held[hex_text] == sides
+    supplied = readiness.supplied(state, RULESET.chosen(state.setup))
+    assert all(supplied[name] for name in case.get("supplied", []))
+    assert not any(supplied[name] for name in case.get("unsupplied", []))
