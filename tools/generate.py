@@ -41,8 +41,8 @@ def run_length(cells: list[str]) -> str:
 def _terrain(width: int, height: int, seed: int) -> list[list[str]]:
     draw = random.Random(seed)
     rows = [[draw.choices("cfmdDs", weights=(70, 12, 7, 6, 2, 3))[0] for _ in range(width)] for _ in range(height)]
-    for row in rows:
-        row[:OCEAN] = ["."] * OCEAN
+    for cells in rows:
+        cells[:OCEAN] = ["."] * OCEAN
     for _ in range(width * height // 2000):  # lakes of hex-dots
         col, row = draw.randrange(OCEAN + 4, width - 4), draw.randrange(2, height - 2)
         rows[row][col] = "."
