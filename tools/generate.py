@@ -105,7 +105,8 @@ def _rails(name: str, rows, width: int, height: int) -> list[dict]:
 def _runs(name: str, cells: list[tuple[int, int]], rows) -> list[dict]:
     """The unbroken stretches of land of a line, each one rail (consecutive cells are adjacent: a
     column zigzags with the offset rows)."""
-    found, stretch = [], []
+    found: list[dict] = []
+    stretch: list[str] = []
     for c, r in cells:
         if rows[r][c] == ".":
             if len(stretch) > 1:
