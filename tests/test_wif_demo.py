@@ -26,7 +26,7 @@ def test_the_demo_plays_every_step():
     assert re.search(r"dice: attack on east_europe:5-2 \(11\.16\): \d+", out)
     assert "refused carol: retreat unit=sov_front hex=east_europe:4-2" in out and "rule 11.16.5" in out
     assert "stacking (2.3.1): land 3 of 2" in out
-    assert "refused carol: destroy unit=sov_odessa_2" in out and "face-up units are destroyed before" in out
+    assert "refused carol: destroy unit=sov_odessa_2" in out and "face-up units before face-down ones" in out
     assert ("ger_3: in supply east_europe:4-1 (basic, counts 0) east_europe:3-1 (basic, counts 1) east_europe:2-1 "
             "(basic, counts 1) east_europe:1-1 berlin (basic, counts 1) <- primary source") in out
     assert "refused alice: move unit=ger_5" in out and "3 land units in east_europe:4-1: the limit is 2" in out

@@ -40,6 +40,8 @@ def start(case: dict):
         state.units[name]["face_up"] = False
     state.control.update({position.hex_id(h): power for h, power in case.get("control", {}).items()})
     state.politics["weather"].update(case.get("weather", {}))
+    for player in case.get("resigned", []):
+        RULESET.resign(state, player)
     return state
 
 
@@ -75,3 +77,27 @@ def test_play_case(case):
     supplied = readiness.supplied(state, RULESET.chosen(state.setup))
     assert all(supplied[name] for name in case.get("supplied", []))
     assert not any(supplied[name] for name in case.get("unsupplied", []))
+
+
+def test_each_player_retreats_his_own_units():
+    """W17: a German and an Italian corps attacked together retreat each by his own commander, in
+    roster order: alice, then dave; alice may not move dave's."""
+    from pbem.rules.world_in_flames import position
+
+    roster = (Seat("alice", ("axis", "germany"), "player"), Seat("bob", ("allies", "commonwealth"), "player"),
+              Seat("carol", ("allies", "ussr"), "player"), Seat("dave", ("axis", "italy"), "player"))
+    state = RULESET.new_state(Setup("demo", roster, tables={"combat": COMBAT}))
+    for name in ("sov_north", "ger_5", "ger_4"):
+        del state.units[name]
+    state.units["ita_1"]["hex"] = position.hex_id("east_europe:4-1")
+    for player in ("alice", "dave"):
+        play(state, {"player": player, "order": "pass"})
+    play(state, {"player": "bob", "order": "pass"})
+    play(state, {"player": "carol", "order": "attack hex=east_europe:4-1 units=sov_south", "dice": [4]})
+    assert RULESET.pending(state).players == ("alice",)
+    with pytest.raises(IllegalOrder, match="not among alice's units"):
+        play(RULESET.copy(state, state.setup), {"player": "alice", "order": "retreat unit=ita_1 hex=east_europe:5-0"})
+    play(state, {"player": "alice", "order": "retreat unit=ger_3 hex=east_europe:5-0"})
+    assert RULESET.pending(state).players == ("dave",)
+    play(state, {"player": "dave", "order": "retreat unit=ita_1 hex=east_europe:5-0"})
+    assert state.units["ita_1"]["hex"] == state.units["ger_3"]["hex"] == "east_europe:5-0"

@@ -65,16 +65,15 @@ def attack(state: WifState, player: str, order: Mapping, options: Mapping[str, b
     target = position.hex_id(str(order["hex"]))
     world = worlds.load()
     situation = position.situation(state, dict(options))
-    side = position.team(state, player)
-    defenders = enemies_in(state, situation, target, side)
+    defenders = enemies_in(state, situation, target, position.team(state, player))
     if not defenders:
         raise IllegalOrder(f"{target} holds no enemy land unit", rule=RULE, field="hex")
-    units = [str(u) for u in order["units"]]
+    units = position.distinct([str(u) for u in order["units"]], RULE, "units")
     if not units:
         raise IllegalOrder("an attack needs at least one unit", rule=RULE, field="units")
     supplied = readiness.supplied(state, options)
     for name in units:
-        unit = position.own_unit(state, player, name, RULE)
+        unit = position.own_unit(state, player, name, RULE, "units")
         if position.facts(state, name)["kind"] not in kinds.LAND or "hex" not in unit:
             raise IllegalOrder(f"{name} is not a land unit on the map", rule=RULE, field="units")
         if world.position[target] not in world.neighbours[world.position[unit["hex"]]]:
@@ -96,8 +95,7 @@ def resolve(state: WifState, dice, options: Mapping[str, bool]) -> None:
     supplied = readiness.supplied(state, options)
     attackers = [u for u in record["units"] if u in state.units and supplied[u]]
     situation = position.situation(state, dict(options))
-    side = position.team(state, record["player"])
-    defenders = enemies_in(state, situation, record["hex"], side)
+    defenders = enemies_in(state, situation, record["hex"], position.team(state, record["player"]))
     roll = dice.roll(_faces(table), f"attack on {record['hex']}", RULE)
     if not attackers or not defenders:
         state.last = {"text": f"the attack on {record['hex']} falls through: "
@@ -114,9 +112,9 @@ def resolve(state: WifState, dice, options: Mapping[str, bool]) -> None:
     elif result == "attacker_destroyed":
         _destroy(state, attackers)
     elif result == "retreat":
-        owner = position.owner_of_unit(state, defenders[0])
-        state.retreat = {"player": owner, "hex": record["hex"], "units": defenders}
+        state.retreat = {"hex": record["hex"], "units": defenders}
         _destroy_the_trapped(state, options)
+    settle(state, options)
 
 
 def _destroy(state: WifState, names: list[str]) -> None:
@@ -126,6 +124,15 @@ def _destroy(state: WifState, names: list[str]) -> None:
 
 
 # ---------------------------------------------------------------------------------- retreat
+
+def retreating(state: WifState) -> tuple[str, list[str]]:
+    """Who retreats now: the owner first in roster order of the units that must retreat, and his
+    units among them (W17: each player retreats his own)."""
+    owners = {name: position.owner_of_unit(state, name) for name in state.retreat["units"]}
+    order = [seat.id for seat in state.setup.roster]
+    first = min(owners.values(), key=lambda p: order.index(p) if p in order else len(order))
+    return first, [name for name, owner in owners.items() if owner == first]
+
 
 def retreat_hexes(state: WifState, unit_id: str, options: Mapping[str, bool]) -> tuple[list[str], list[str]]:
     """Where a unit may retreat (W17): adjacent land hexes of its side, not in an enemy ZOC: (those
@@ -141,7 +148,7 @@ def retreat_hexes(state: WifState, unit_id: str, options: Mapping[str, bool]) ->
         if not world.land(there) or there in zone or situation.side_of(situation.controller(there)) != side:
             continue
         try:
-            moves.check_stacking(state, situation, unit_id, world.ids[there], options)
+            moves.check_stacking(state, situation, unit_id, world.ids[there], options, "hex")
             fits.append(world.ids[there])
         except IllegalOrder as refused:
             if refused.rule == stacking.RULE and "co-operate" not in refused.message:
@@ -163,8 +170,9 @@ def _destroy_the_trapped(state: WifState, options: Mapping[str, bool]) -> None:
 
 def retreat(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
     name = str(order["unit"])
-    if name not in state.retreat.get("units", []):
-        raise IllegalOrder(f"{name} is not among the units that must retreat ({', '.join(state.retreat['units'])})",
+    _, mine = retreating(state)
+    if name not in mine:
+        raise IllegalOrder(f"{name} is not among {player}'s units that must retreat ({', '.join(mine)})",
                            rule="11.16.5", field="unit")
     into = position.hex_id(str(order["hex"]))
     fits, over = retreat_hexes(state, name, options)
@@ -174,14 +182,30 @@ def retreat(state: WifState, player: str, order: Mapping, options: Mapping[str, 
     if into in over and fits:
         raise IllegalOrder(f"{into} would be overstacked and {', '.join(fits)} is open: no voluntary overstack",
                            rule=stacking.RULE, field="hex")
+    _retreat(state, name, into)
+    settle(state, options)
+
+
+def _retreat(state: WifState, name: str, into: str) -> None:
     state.units[name]["hex"] = into
     state.retreat["units"].remove(name)
     state.last = {"text": f"{name} retreats into {into}", "hex": into, "unit": name}
-    if into in over:
-        state.overstack = {"hex": into, "player": hex_owner(state, into, options)}
-        state.last["text"] += ": overstacked, its owner must destroy units (2.3.1)"
     if not state.retreat["units"]:
         state.retreat = {}
+
+
+# ---------------------------------------------------------------------------------- overstacks
+
+def _find_overstack(state: WifState, options: Mapping[str, bool]) -> None:
+    """2.3.1, checked after every retreat: the first overstacked hex (in id order) waits for its
+    owner to destroy units."""
+    if state.overstack:
+        return
+    for hex_text in sorted({u["hex"] for u in state.units.values() if "hex" in u}):
+        if moves.overstacked(state, hex_text, options):
+            state.overstack = {"hex": hex_text, "player": hex_owner(state, hex_text, options)}
+            state.last["text"] += f"; {hex_text} is overstacked: its owner destroys units (2.3.1)"
+            return
 
 
 def hex_owner(state: WifState, hex_text: str, options: Mapping[str, bool]) -> str:
@@ -189,38 +213,54 @@ def hex_owner(state: WifState, hex_text: str, options: Mapping[str, bool]) -> st
     return position.commander(state, situation.controller(worlds.load().position[hex_text]))
 
 
-# ---------------------------------------------------------------------------------- overstacks
-
-def overstacked(state: WifState, hex_text: str, options: Mapping[str, bool]) -> bool:
-    world = worlds.load()
-    situation = position.situation(state, dict(options))
-    where = world.position[hex_text]
-    present = [name for name, u in state.units.items() if u.get("hex") == hex_text]
-    owner = state.units[present[0]]["country"] if present else ""
-    try:
-        stacking.check(world, where, [moves.stacked(state, name) for name in present], options,
-                       moves.friendly_port(situation, where, owner))
-    except IllegalOrder:
-        return True
-    return False
-
-
 def destroy(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
-    """2.3.1: the owner of an overstacked hex destroys its units, face-up ones first."""
+    """2.3.1: the owner of an overstacked hex destroys units of the kind over its limit, face-up
+    ones before face-down ones."""
     name = str(order["unit"])
+    choices = _to_destroy(state, options)
+    if name not in choices:
+        raise IllegalOrder(f"{name} is not to be destroyed now: {', '.join(choices)} first (face-up units before "
+                           "face-down ones, of the kind over the limit)", rule=stacking.RULE, field="unit")
+    _destroy_one(state, name, options)
+    settle(state, options)
+
+
+def _to_destroy(state: WifState, options: Mapping[str, bool]) -> list[str]:
+    """The units the owner may destroy now: of the limit broken, face-up ones if any."""
     where = state.overstack["hex"]
-    present = [u for u, facts in state.units.items() if facts.get("hex") == where]
-    if name not in present:
-        raise IllegalOrder(f"{name} is not in {where} ({', '.join(present)})", rule=stacking.RULE, field="unit")
+    limit = moves.overstacked(state, where, options)
+    present = [u for u, facts in state.units.items() if facts.get("hex") == where
+               and stacking.of_limit(position.facts(state, u)["kind"]) == limit]
     face_up = [u for u in present if state.units[u]["face_up"]]
-    if not state.units[name]["face_up"] and face_up:
-        raise IllegalOrder(f"face-up units are destroyed before face-down ones: {', '.join(face_up)} first",
-                           rule=stacking.RULE, field="unit")
+    return face_up or present
+
+
+def _destroy_one(state: WifState, name: str, options: Mapping[str, bool]) -> None:
+    where = state.overstack["hex"]
     _destroy(state, [name])
     state.last = {"text": f"{name} is destroyed to bring {where} within its stacking limits", "hex": where,
                   "unit": name}
-    if not overstacked(state, where, options):
+    if not moves.overstacked(state, where, options):
         state.overstack = {}
+
+
+def settle(state: WifState, options: Mapping[str, bool]) -> None:
+    """W15: what waits for a player who has resigned, or for a power nobody commands, is decided
+    for him: each of his units retreats into the first open hex (in id order), else the first
+    overstacked one; an overstack loses its units in id order, face-up first. Then the next
+    overstack is looked for."""
+    active = [p for p in state.setup.players if p not in state.resigned]
+    while True:
+        if state.retreat and retreating(state)[0] not in active:
+            for name in retreating(state)[1]:
+                fits, over = retreat_hexes(state, name, options)
+                _retreat(state, name, (sorted(fits) or sorted(over))[0])
+            continue
+        _find_overstack(state, options)
+        if state.overstack and state.overstack["player"] not in active:
+            _destroy_one(state, sorted(_to_destroy(state, options))[0], options)
+            continue
+        return
 
 
 # ---------------------------------------------------------------------------------- overrun
@@ -229,7 +269,7 @@ def overrun(state: WifState, player: str, order: Mapping, options: Mapping[str, 
     """W17: land units of one hex, in supply, destroy the enemy land units of an adjacent hex if
     their strength is at least the overrun ratio (tables.toml, 11.12) times the defence, each
     side's supply checked now (2.4.1), and move in."""
-    names = [str(u) for u in order["units"]]
+    names = position.distinct([str(u) for u in order["units"]], "11.12", "units")
     world = worlds.load()
     target = position.hex_id(str(order["hex"]))
     supplied = readiness.supplied(state, options)
@@ -248,8 +288,9 @@ def overrun(state: WifState, player: str, order: Mapping, options: Mapping[str, 
                            rule="11.12", field="hex")
     _destroy(state, defenders)
     for name in names:
-        moves.check_stacking(state, situation, name, target, options)
+        moves.check_stacking(state, situation, name, target, options, "units")
         state.units[name]["hex"] = target
+    moves.check_left(state, where, names[0], options, "units")
     moves.take_control(state, situation, world.position[target], state.units[names[0]]["country"])
     state.moved += names
     state.last = {"text": f"{', '.join(names)} overrun {target} ({strength} against {held}): "
@@ -263,7 +304,7 @@ def _overrunning(state: WifState, player: str, names: list[str], supplied: dict[
         raise IllegalOrder("an overrun needs at least one unit", rule="11.12", field="units")
     hexes = set()
     for name in names:
-        unit = position.own_unit(state, player, name, "11.12")
+        unit = position.own_unit(state, player, name, "11.12", "units")
         if position.facts(state, name)["kind"] not in kinds.LAND or "hex" not in unit:
             raise IllegalOrder(f"{name} is not a land unit on the map", rule="11.12", field="units")
         if name in state.moved:

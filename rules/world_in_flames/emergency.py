@@ -20,7 +20,7 @@ def announce(state: WifState, player: str, order: Mapping, options: Mapping[str,
         raise IllegalOrder("emergency HQ supply is option 13 (option_13_emergency), not played in this game",
                            rule=RULE, field="kind")
     hq = str(order["hq"])
-    facts = position.own_unit(state, player, hq, RULE)
+    facts = position.own_unit(state, player, hq, RULE, "hq")
     known = position.facts(state, hq)
     if known["kind"] != "hq" or "hex" not in facts:
         raise IllegalOrder(f"{hq} is not an HQ on the map", rule=RULE, field="hq")
@@ -28,7 +28,7 @@ def announce(state: WifState, player: str, order: Mapping, options: Mapping[str,
         raise IllegalOrder(f"{hq} is face-down or surprised: it gives no emergency supply", rule=RULE, field="hq")
     if hq in state.emergency:
         raise IllegalOrder(f"{hq} already gives emergency supply this impulse", rule=RULE, field="hq")
-    units = [str(u) for u in order["units"]]
+    units = position.distinct([str(u) for u in order["units"]], RULE, "units")
     limit = int(known.get("reorganisation", 0))
     if len(units) > limit:
         raise IllegalOrder(f"{hq} supplies {limit} units at most (its reorganisation value)", rule=RULE, field="units")
@@ -42,7 +42,7 @@ def _check_units(state: WifState, player: str, hq: str, units: list[str], option
     supplied = readiness.supplied(state, options)
     hq_unit = position.unit(state, hq)
     for name in units:
-        position.own_unit(state, player, name, RULE)
+        position.own_unit(state, player, name, RULE, "units")
         unit = position.unit(state, name)
         if unit.kind == "hq" or unit.sea:
             raise IllegalOrder(f"{name} is an HQ or at sea: emergency supply is for other units", rule=RULE,

@@ -4,9 +4,11 @@ units' owner, an overstack for the hex's owner, an attack for its die."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pbem.ruleset import Chance, Decision, Over
 
-from . import emergency
+from . import combat, emergency
 from .state import SIDES, WifState
 
 
@@ -20,22 +22,23 @@ def acting(state: WifState) -> str:
     return next((p for p in players_of(state, state.side) if p not in state.passed), "")
 
 
-def pending(state: WifState):
+def pending(state: WifState, options: Mapping[str, bool]):
     if state.attack:
         return Chance()
     if state.overstack:
         return Decision((state.overstack["player"],), f"{state.overstack['hex']} is overstacked: destroy unit=... "
                         "until it is within its limits, face-up units first (2.3.1)")
     if state.retreat:
-        return Decision((state.retreat["player"],), f"retreat unit=... hex=... for each of "
-                        f"{', '.join(state.retreat['units'])} (from {state.retreat['hex']})")
+        player, units = combat.retreating(state)
+        return Decision((player,), f"retreat unit=... hex=... for each of {', '.join(units)} (from "
+                        f"{state.retreat['hex']})")
     if state.impulse > state.impulses:
         return Over(f"the scenario's {state.impulses} impulses are played")
     if not any(players_of(state, side) for side in SIDES):
         return Over("abandoned: every player resigned")
     player = acting(state)
-    return Decision((player,), f"impulse {state.impulse} ({state.side}): move, overrun, attack, emergency_supply, "
-                    "or pass")
+    emergency = "emergency_supply, " if options.get("option_13_emergency") else ""
+    return Decision((player,), f"impulse {state.impulse} ({state.side}): move, overrun, attack, {emergency}or pass")
 
 
 def pass_turn(state: WifState, player: str) -> None:

@@ -21,7 +21,7 @@ RULE = "11"
 
 def move(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
     unit_id = str(order["unit"])
-    unit = position.own_unit(state, player, unit_id, RULE)
+    unit = position.own_unit(state, player, unit_id, RULE, "unit")
     if unit_id in state.moved:
         raise IllegalOrder(f"{unit_id} has already moved this impulse", rule=RULE, field="unit")
     path = list(order["path"])
@@ -29,12 +29,17 @@ def move(state: WifState, player: str, order: Mapping, options: Mapping[str, boo
         raise IllegalOrder("the path names no hex or sea area", rule=RULE, field="path")
     kind = position.facts(state, unit_id)["kind"]
     in_supply = readiness.is_supplied(state, options, unit_id)  # 2.4.1: checked before it moves
+    left = unit.get("hex")
     if kind in kinds.NAVAL:
         _sail(state, unit_id, path, options, in_supply)
-    elif kind in kinds.LAND:
-        _march(state, unit_id, path, options)
-    else:
+    elif kind in kinds.AIR:
         raise IllegalOrder(f"{unit_id} is an aircraft: air missions (14) are not played yet", rule="14", field="unit")
+    elif not left:
+        raise IllegalOrder(f"{unit_id} is at sea: naval transport (11.4.5) is not played yet", rule="11.4.5",
+                           field="unit")
+    else:
+        _march(state, unit_id, path, options)
+    check_left(state, left, unit_id, options, "unit")
     if not in_supply:
         unit["face_up"] = False  # 2.4.3
     state.moved.append(unit_id)
@@ -60,7 +65,7 @@ def _march(state: WifState, unit_id: str, path: list[str], options: Mapping[str,
                                field="path")
         _check_step(state, situation, unit_id, here, there)
         here = there
-    check_stacking(state, situation, unit_id, world.ids[here], options)
+    check_stacking(state, situation, unit_id, world.ids[here], options, "path")
     unit["hex"] = world.ids[here]
     for text in path:
         take_control(state, situation, world.position[position.hex_id(text)], unit["country"])
@@ -89,8 +94,9 @@ def _check_step(state: WifState, situation: Situation, unit_id: str, here: int, 
 
 
 def check_stacking(state: WifState, situation: Situation, unit_id: str, hex_text: str,
-                    options: Mapping[str, bool]) -> None:
-    """2.3.1: units that cannot co-operate never share a hex, and no order overstacks one."""
+                   options: Mapping[str, bool], field: str) -> None:
+    """2.3.1: units that cannot co-operate never share a hex, and no order overstacks one
+    (IllegalOrder naming the order's `field`)."""
     world = situation.world
     where = world.position[hex_text]
     mover = state.units[unit_id]["country"]
@@ -99,13 +105,41 @@ def check_stacking(state: WifState, situation: Situation, unit_id: str, hex_text
     for name in present:
         if situation.major_of(state.units[name]["country"]) not in partners:
             raise IllegalOrder(f"{unit_id} cannot co-operate with {name} (18.1), so cannot stack with it in "
-                               f"{hex_text}", rule=stacking.RULE, field="path")
-    stacking.check(world, where, [stacked(state, name) for name in [*present, unit_id]], options,
-                   friendly_port(situation, where, mover))
+                               f"{hex_text}", rule=stacking.RULE, field=field)
+    try:
+        stacking.check(world, where, [stacked(state, name) for name in [*present, unit_id]], options,
+                       friendly_port(situation, where, mover))
+    except IllegalOrder as refused:
+        raise IllegalOrder(refused.message, rule=refused.rule, field=field) from None
+
+
+def check_left(state: WifState, hex_text: str | None, unit_id: str, options: Mapping[str, bool], field: str) -> None:
+    """2.3.1: nor by leaving a hex (an HQ or an engineer raises its aircraft limit)."""
+    if hex_text and overstacked(state, hex_text, options):
+        raise IllegalOrder(f"without {unit_id}, {hex_text} would be overstacked", rule=stacking.RULE, field=field)
+
+
+def overstacked(state: WifState, hex_text: str, options: Mapping[str, bool]) -> str | None:
+    """The limit (land, fort, aircraft, naval) the units in a hex break, or None."""
+    world = worlds.load()
+    situation = position.situation(state, dict(options))
+    where = world.position[hex_text]
+    present = [name for name, u in state.units.items() if u.get("hex") == hex_text]
+    owner = state.units[present[0]]["country"] if present else ""
+    return stacking.broken(world, where, [stacked(state, name) for name in present], options,
+                           friendly_port(situation, where, owner))
+
+
+def co_operating(state: WifState, hex_text: str, options: Mapping[str, bool]) -> bool:
+    """Whether every unit in a hex co-operates with every other (2.3.1)."""
+    situation = position.situation(state, dict(options))
+    majors = {situation.major_of(u["country"]) for u in state.units.values() if u.get("hex") == hex_text}
+    return all(majors <= situation.co_operators(major) for major in majors)
 
 
 def stacked(state: WifState, unit_id: str) -> stacking.Stacked:
-    return stacking.Stacked(position.facts(state, unit_id)["kind"])
+    known = position.facts(state, unit_id)
+    return stacking.Stacked(known["kind"], int(known.get("convoy_points", 0)))
 
 
 def friendly_port(situation: Situation, hex_: int, country: str) -> bool:
@@ -167,6 +201,6 @@ def _into_port(state: WifState, situation: Situation, unit_id: str, text: str, l
     if not last or "sea" not in unit or where not in world.seas[unit["sea"]].ports:
         raise IllegalOrder(f"{text} is not a port on {unit.get('sea', 'the sea area it sails')}: a naval unit ends "
                            "its move in one", rule=RULE, field="path")
-    check_stacking(state, situation, unit_id, world.ids[where], options)
+    check_stacking(state, situation, unit_id, world.ids[where], options, "path")
     unit.pop("sea")
     unit["hex"] = world.ids[where]

@@ -53,7 +53,7 @@ def major_of(state: WifState, power: str) -> str:
     if power in state.politics["sides"]:
         return power
     countries = worlds.load().countries
-    home = countries[power].home_of if power in countries else ""
+    home = countries[power].home_of[0] if power in countries and countries[power].home_of else ""
     return home or state.politics.get("controllers", {}).get(power, "")
 
 
@@ -72,14 +72,23 @@ def team(state: WifState, player: str) -> str:
     return next((seat.sides[0] for seat in state.setup.roster if seat.id == player), "")
 
 
-def own_unit(state: WifState, player: str, unit_id: str, rule: str) -> dict:
-    """The unit, if it is one of `player`'s; IllegalOrder naming the rule otherwise."""
+def own_unit(state: WifState, player: str, unit_id: str, rule: str, field: str) -> dict:
+    """The unit, if it is one of `player`'s; IllegalOrder naming the rule and the order's field
+    otherwise."""
     if unit_id not in state.units:
         known = ", ".join(sorted(u for u in state.units if owner_of_unit(state, u) == player)[:8])
-        raise IllegalOrder(f"no unit {unit_id!r} (yours: {known})", rule=rule, field="unit")
+        raise IllegalOrder(f"no unit {unit_id!r} (yours: {known})", rule=rule, field=field)
     if owner_of_unit(state, unit_id) != player:
-        raise IllegalOrder(f"{unit_id} is not {player}'s to command", rule=rule, field="unit")
+        raise IllegalOrder(f"{unit_id} is not {player}'s to command", rule=rule, field=field)
     return state.units[unit_id]
+
+
+def distinct(names: list[str], rule: str, field: str) -> list[str]:
+    """The units an order lists, each once (IllegalOrder naming a repeated one)."""
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise IllegalOrder(f"{repeated[0]} is named twice", rule=rule, field=field)
+    return names
 
 
 def hex_id(text: str, field: str = "hex") -> str:

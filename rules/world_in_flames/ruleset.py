@@ -10,9 +10,7 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Decision, OrderKind, Ruleset, Setup, View
 
-from ..common.plain import plain_copy
-from . import combat, emergency, impulses, moves, position, views
-from . import world as worlds
+from . import combat, emergency, impulses, moves, views
 from .state import SIDES, WifState
 
 MAX_PLAYERS = 6
@@ -38,25 +36,16 @@ class WorldInFlames(Ruleset[WifState]):
 
     def new_state(self, setup: Setup) -> WifState:
         self.check_setup(setup)
-        scenario = self.data("scenarios.toml")[setup.scenario]
-        world = worlds.load()
-        politics = plain_copy({key: scenario[key] for key in ("sides", "controllers", "at_war", "cooperation",
-                                                              "consent", "conquered", "open_neutrals", "weather")
-                               if key in scenario})  # the data file's tables stay untouched
-        placed = {facts["id"]: _placed(facts, world, setup.scenario) for facts in scenario.get("units", [])}
-        if len(placed) != len(scenario.get("units", [])):
-            raise UsageError(f"scenario {setup.scenario} gives two units one id", field="scenario")
-        units = dict(sorted(placed.items()))
-        control = {_hex(world, name, setup.scenario): power for name, power in scenario.get("control", {}).items()}
-        state = WifState(setup=setup, impulses=int(scenario["impulses"]), politics=politics, units=units,
-                         control=control)
-        for hex_text in sorted({u["hex"] for u in units.values() if "hex" in u}):
-            if combat.overstacked(state, hex_text, self.chosen(setup)):
-                raise UsageError(f"scenario {setup.scenario} overstacks {hex_text}", rule="2.3.1", field="scenario")
+        state = WifState.start(setup)
+        options = self.chosen(setup)
+        for hex_text in sorted({u["hex"] for u in state.units.values() if "hex" in u}):
+            if moves.overstacked(state, hex_text, options) or not moves.co_operating(state, hex_text, options):
+                raise UsageError(f"scenario {setup.scenario} overstacks {hex_text}, or puts units there that cannot "
+                                 "co-operate", rule="2.3.1", field="scenario")
         return state
 
     def pending(self, state: WifState):
-        return impulses.pending(state)
+        return impulses.pending(state, self.chosen(state.setup))
 
     def apply(self, state: WifState, player: str, order: Mapping) -> WifState:
         kind = self.check_order(order).kind
@@ -64,7 +53,7 @@ class WorldInFlames(Ruleset[WifState]):
         if not isinstance(asked, Decision) or player not in asked.players:
             raise IllegalOrder(f"{player} is not asked now: {getattr(asked, 'prompt', 'the dice are due')}",
                                rule=self.order_kinds[kind].rule, field="kind")
-        allowed = self._allowed_now(state)
+        allowed = self._allowed_now(state, self.chosen(state.setup))
         if kind not in allowed:
             raise IllegalOrder(f"{kind} is not given now: {asked.prompt}", rule=self.order_kinds[kind].rule,
                                field="kind")
@@ -73,7 +62,7 @@ class WorldInFlames(Ruleset[WifState]):
         return state
 
     @staticmethod
-    def _allowed_now(state: WifState) -> tuple[str, ...]:
+    def _allowed_now(state: WifState, options: Mapping[str, bool]) -> tuple[str, ...]:
         if state.overstack:
             return ("destroy",)
         if state.retreat:
@@ -84,21 +73,21 @@ class WorldInFlames(Ruleset[WifState]):
         asked = self.pending(state)
         if not isinstance(asked, Decision) or player not in asked.players:
             return []
-        return [self.order_kinds[kind] for kind in self._allowed_now(state)]
+        played = self.chosen(state.setup).get("option_13_emergency")
+        return [self.order_kinds[kind] for kind in self._allowed_now(state, self.chosen(state.setup))
+                if played or kind != "emergency_supply"]
 
     def resolve(self, state: WifState, dice, private) -> WifState:
         combat.resolve(state, dice, self.chosen(state.setup))
         return state
 
     def resign(self, state: WifState, player: str) -> WifState:
-        """His units stay where they are, under nobody; what waited for him is passed over."""
+        """His units stay where they are, under nobody; a retreat or an overstack that waits for
+        him is settled as W15 says."""
         if player in state.resigned or player not in state.setup.players:
             return state
         state.resigned.append(player)
-        if state.retreat.get("player") == player:
-            state.retreat = {}
-        if state.overstack.get("player") == player:
-            state.overstack = {}
+        combat.settle(state, self.chosen(state.setup))  # what waited for him is decided for him (W15)
         impulses.advance(state)
         return state
 
@@ -143,24 +132,3 @@ def _check_seat(player: str, sides: tuple[str, ...], powers: Mapping[str, str], 
         if power in seen:
             raise UsageError(f"{power} is commanded by both {seen[power]} and {player}", field="sides")
         seen[power] = player
-
-
-def _hex(world: worlds.World, name: str, scenario: str) -> str:
-    try:
-        return world.ids[worlds.hex_named(world, name)]
-    except UsageError as exc:
-        raise UsageError(f"scenario {scenario}: {exc.message}", field="scenario") from None
-
-
-def _placed(facts: Mapping, world: worlds.World, scenario: str) -> dict:
-    if facts.get("type") not in position.unit_types():
-        raise UsageError(f"scenario {scenario}: unit {facts.get('id')} has no type {facts.get('type')!r} "
-                         "(units.toml)", field="scenario")
-    unit = {"type": facts["type"], "country": facts["country"], "face_up": bool(facts.get("face_up", True))}
-    if "sea" in facts:
-        if facts["sea"] not in world.seas:
-            raise UsageError(f"scenario {scenario}: no sea area {facts['sea']!r}", field="scenario")
-        unit["sea"] = facts["sea"]
-    else:
-        unit["hex"] = _hex(world, facts["hex"], scenario)
-    return unit

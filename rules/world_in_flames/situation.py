@@ -60,7 +60,8 @@ class Situation:
         for a neutral minor."""
         if power in self.sides:
             return power
-        owner = self.world.countries[power].home_of if power in self.world.countries else ""
+        homes = self.world.countries[power].home_of if power in self.world.countries else ()
+        owner = homes[0] if homes else ""
         return owner or self.controllers.get(power, "")
 
     def side_of(self, power: str) -> str:

@@ -44,19 +44,40 @@ def check(world: World, where: int, units: Sequence[Stacked], options: Mapping[s
     if grounded and (world.hexdot(where) or world.terrain[where] == "none"):
         raise IllegalOrder(f"{world.ids[where]} is a hex-dot: no land unit or aircraft stands there", rule="2.1.1",
                            field="units")
-    _land(world, where, [u.kind for u in units if u.kind in kinds.LAND], options)
+    for limit in LIMITS:
+        _CHECKS[limit](world, where, units, options, friendly_port)
+
+
+def broken(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool],
+           friendly_port: bool = True) -> str | None:
+    """The first limit these units break in the hex ("land", "fort", "aircraft", "naval"), or None:
+    the kind of unit an overstacked hex's owner must destroy."""
+    for limit in LIMITS:
+        try:
+            _CHECKS[limit](world, where, units, options, friendly_port)
+        except IllegalOrder:
+            return limit
+    return None
+
+
+def of_limit(kind: str) -> str:
+    """The limit a kind of unit counts against."""
+    return "land" if kind in kinds.LAND else "fort" if kind in kinds.MARKERS else "aircraft" if kind in kinds.AIR \
+        else "naval"
+
+
+def _forts(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool], _: bool) -> None:
     forts = sum(u.kind == "fort" for u in units)
     if forts and (not options.get("option_5") or forts > 2):
         raise IllegalOrder("at most 2 fortification markers a hex (option 5)", rule=RULE, field="units")
-    _aircraft(world, where, units, options)
-    _naval(world, where, units, options, friendly_port)
 
 
 def land_limit(world: World, where: int) -> int:
     return 4 if world.offmap(where) else 2
 
 
-def _land(world: World, where: int, kinds: list[str], options: Mapping[str, bool]) -> None:
+def _land(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool], _: bool) -> None:
+    kinds = [u.kind for u in units if u.kind in LAND_KINDS]
     limit = land_limit(world, where)
     extra = any(options.get(option) and kind == k for kind in kinds for k, option in EXTRA_LAND.items())
     if len(kinds) > limit + (1 if extra else 0):
@@ -78,7 +99,7 @@ def aircraft_limit(world: World, where: int, kinds: Sequence[str], options: Mapp
     return limit
 
 
-def _aircraft(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool]) -> None:
+def _aircraft(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool], _: bool) -> None:
     present = [u.kind for u in units]
     boats = present.count("flying_boat") if options.get("option_8") else 0  # else they are aircraft like any
     planes = present.count("aircraft") + present.count("flying_boat") - boats
@@ -112,3 +133,8 @@ def _naval(world: World, where: int, units: Sequence[Stacked], options: Mapping[
     if limit is not None and count > limit:
         raise IllegalOrder(f"{count} naval units in {world.ids[where]}: the limit is {limit}", rule=RULE,
                            field="units")
+
+
+LAND_KINDS = kinds.LAND
+LIMITS = ("land", "fort", "aircraft", "naval")
+_CHECKS = {"land": _land, "fort": _forts, "aircraft": _aircraft, "naval": _naval}

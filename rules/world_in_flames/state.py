@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pbem.ruleset import Setup
 
 from ..common.plain import plain_copy
+from . import scenario
 
 SIDES = ("axis", "allies")
 
@@ -35,8 +36,12 @@ class WifState:
     resigned: list[str] = field(default_factory=list)
 
     def dump(self) -> dict:
-        return {"impulses": self.impulses, "politics": self.politics, "units": self.units,
-                "control": dict(sorted(self.control.items())), "held": dict(sorted(self.held.items())),
+        """The position: the units (each with its type and nationality, since units enter and
+        leave play), the powers' relations (wars are declared in play, rule 9), control and the
+        impulse with what it waits for; not the scenario's length, nor any fact of the world or
+        of units.toml."""
+        return {"politics": self.politics, "units": self.units, "control": dict(sorted(self.control.items())),
+                "held": dict(sorted(self.held.items())),
                 "impulse": self.impulse, "side": self.side, "passed": self.passed, "moved": self.moved,
                 "attacked": self.attacked, "emergency": self.emergency,
                 "attack": self.attack, "retreat": self.retreat, "overstack": self.overstack,
@@ -44,11 +49,18 @@ class WifState:
 
     @classmethod
     def load(cls, data: dict, setup: Setup) -> WifState:
-        """The units in id order, as every replay and every cached dump has them: what the rules
-        list in unit order comes out the same either way."""
+        """The units in id order, as every replay and every cached dump has them, so that what the
+        rules list in unit order comes out the same either way."""
         facts = plain_copy(data)
         facts["units"] = dict(sorted(facts["units"].items()))
-        return cls(setup=setup, **facts)
+        return cls(setup=setup, impulses=scenario.fixed(setup.scenario)["impulses"], **facts)
+
+    @classmethod
+    def start(cls, setup: Setup) -> WifState:
+        """The state the scenario sets up."""
+        start = scenario.fixed(setup.scenario)
+        return cls(setup=setup, impulses=start["impulses"], politics=plain_copy(start["politics"]),
+                   units=plain_copy(start["units"]), control=dict(start["control"]))
 
     def copy(self) -> WifState:
         return WifState.load(self.dump(), self.setup)

@@ -188,8 +188,8 @@ class Search:
         self.side = side
         self.classes = classes
         self.layout = layout(self.world)
+        self.closed_seas = {name: closed_by_enemy(situation, name, side) for name in self.layout.seas}
         self.open_seas = {name: sea_open(situation, name, side) for name in self.layout.seas}
-        self.freezing = frozenset(tables()["frozen_lakes"]["weathers"])
 
     def run(self, track: bool = False) -> Reach:
         seeds, relays = self._sources()
@@ -262,11 +262,11 @@ class Search:
         sides = self.world.between(a, b)
         if "alpine" in sides or ("all_sea" in sides and "straits" not in sides):
             return None
-        if "lake" in sides and not (self._freezing(a) and self._freezing(b)):
+        if "lake" in sides and not frozen_lake(self.situation, a, b):
             return None
         if "straits" in sides and self.situation.options.get("option_12") and \
-                not self.open_seas.get(self.world.straits_sea.get((a, b), ""), True):
-            return None
+                self.closed_seas.get(self.world.straits_sea.get((a, b), ""), False):
+            return None  # option 12: enemy units would stop an overseas path into the straits' sea area
         if layer == RAIL and ("rail" in sides or "road" in sides):
             return 0, leg
         if layer == RAIL and "straits" in sides and a in self.world.railway and b in self.world.railway:
@@ -296,8 +296,6 @@ class Search:
     def _iced(self, hex_: int) -> bool:
         return hex_ in self.world.iced_in and self.situation.weather_at(hex_) in ICED
 
-    def _freezing(self, hex_: int) -> bool:
-        return self.situation.weather_at(hex_) in self.freezing
 
 
 def enemy_zoc(situation: Situation, side: str) -> set[int]:
@@ -309,8 +307,15 @@ def enemy_zoc(situation: Situation, side: str) -> set[int]:
             continue
         stack = [u.kind for u in situation.units if u.hex == unit.hex and u is not unit and u.kind in kinds.LAND]
         zone |= zoc(situation.world, unit.hex, ZocUnit(unit.kind, unit.invading, unit.surprised), situation.options,
-                    stack=stack, unfriendly=partial(_unfriendly, situation, side, unit.country))
+                    stack=stack, unfriendly=partial(_unfriendly, situation, side, unit.country),
+                    frozen=partial(frozen_lake, situation))
     return zone
+
+
+def frozen_lake(situation: Situation, a: int, b: int) -> bool:
+    """A lake hexside is frozen when both its hexes have weather that freezes lakes (W10)."""
+    freezing = tables()["frozen_lakes"]["weathers"]
+    return situation.weather_at(a) in freezing and situation.weather_at(b) in freezing
 
 
 def _unfriendly(situation: Situation, side: str, country: str, hex_: int) -> bool:
@@ -349,7 +354,7 @@ def _homes(situation: Situation, country: str, partners: frozenset[str]) -> set[
     homes = {country}
     if world.countries.get(country) and world.countries[country].commonwealth:
         homes |= {c for c, facts in world.countries.items() if facts.commonwealth}
-    homes |= {c for c, facts in world.countries.items() if facts.home_of and facts.home_of in partners}
+    homes |= {c for c, facts in world.countries.items() if partners.intersection(facts.home_of)}
     return {c for c in homes if c not in situation.conquered}
 
 
@@ -387,20 +392,27 @@ def may_enter(situation: Situation, country: str, hex_: int) -> bool:
 
 
 def sea_open(situation: Situation, sea: str, side: str) -> bool:
-    """Whether a side may trace supply into a sea area (2.4.2): not past an enemy CV, SCS or
-    aircraft with an air-to-sea factor, unless a surface ship or such an aircraft at war with it
-    is there too; option 11: only a convoy, TRS or AMPH opens it, and each area needs a friendly
-    one."""
+    """Whether a side may trace supply into a sea area (2.4.2): not closed by the enemy; option
+    11: with a friendly convoy, TRS or AMPH there."""
+    if closed_by_enemy(situation, sea, side):
+        return False
+    if situation.options.get("option_11"):
+        return any(u.kind in OPTION_11_SHIPS and situation.side_of(u.country) == side
+                   for u in situation.units if u.sea == sea)
+    return True
+
+
+def closed_by_enemy(situation: Situation, sea: str, side: str) -> bool:
+    """An enemy CV, SCS or aircraft with an air-to-sea factor in the area, with no surface ship or
+    such aircraft at war with it there (option 11: no convoy, TRS or AMPH at war with it)."""
     present = [u for u in situation.units if u.sea == sea]
     option_11 = bool(situation.options.get("option_11"))
     for enemy in present:
         if situation.side_of(enemy.country) in (side, NEUTRAL) or not _closes(enemy):
             continue
         if not any(_opens(u, option_11) and situation.at_war_with(u.country, enemy.country) for u in present):
-            return False
-    if option_11:
-        return any(u.kind in OPTION_11_SHIPS and situation.side_of(u.country) == side for u in present)
-    return True
+            return True
+    return False
 
 
 def _closes(unit: Unit) -> bool:

@@ -104,6 +104,7 @@ def supply_data(state: WifState, options: Mapping[str, bool], power: str = "") -
         unit = position.unit(state, name)
         found[name] = {"supplied": supplied[name], "at_sea": bool(unit.sea),
                        "emergency": any(name in given for given in state.emergency.values()),
+                       "length": 0 if unit.sea else supply.path_length(situation.weather_at(unit.hex)),
                        "path": [] if unit.sea else supply.explain(situation, unit)}
     if power and not found:
         raise UsageError(f"no unit of {power!r} (powers: {', '.join(sorted(situation.sides))})", field="power")
@@ -119,7 +120,7 @@ def render_supply(data: dict):
             lines.append(f"{name}: at sea, always in supply (2.4.1)")
             continue
         word = "in supply" if u["supplied"] and not u["emergency"] else "emergency supply" if u["emergency"] else \
-            "OUT OF SUPPLY"
+            f"OUT OF SUPPLY: no supply path of {u['length']} hexes or less (2.4.2)"
         lines.append(f"{name}: {word}")
         lines += [f"  {_step_line(step)}" for step in u["path"]]
     return literal("\n".join(lines) or "no units")

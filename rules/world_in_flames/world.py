@@ -24,7 +24,7 @@ HEXDOTS = ("hexdot", "large_hexdot")
 class Country(NamedTuple):
     name: str
     capital: int | None
-    home_of: str  # the major power whose home country it is, "" for a minor country or a territory
+    home_of: tuple[str, ...]  # the major powers whose home country it is (China: both), () for a minor
     commonwealth: bool  # a Commonwealth home country (2.4.2)
     owner: str  # the power controlling it at the start
 
@@ -143,11 +143,13 @@ def _freeze(data, hexes: _Hexes, codes, position, names, links, features, strait
     pairs = {pair: frozenset(kinds) for pair, kinds in features.items()}
     railway = frozenset(i for (i, _), kinds in pairs.items() if "rail" in kinds)
     lookup = {**names, **position}
+    seas = _seas(data, lookup, links, sea_of, places, straits)
+    shores = frozenset(hex_ for sea in seas.values() for hex_ in sea.coast)
     return World(tuple(hexes.ids), tuple(terrain), tuple(hexes.map_of), tuple(hexes.scale), tuple(hexes.off_map),
                  tuple(hexes.zone), tuple(country), tuple(tuple(sorted(links[i])) for i in range(len(terrain))),
                  pairs, names, position, places["cities"], places["major_ports"], places["minor_ports"],
-                 places["coastal"] | frozenset(on_coast), places["iced_in"], railway,
-                 _countries(data, lookup), _seas(data, lookup, links, sea_of, places),
+                 places["coastal"] | frozenset(on_coast) | shores, places["iced_in"], railway,
+                 _countries(data, lookup), seas,
                  sea_of, _passages(data, lookup), straits)
 
 
@@ -201,15 +203,16 @@ def _countries(data, lookup: dict[str, int]) -> dict[str, Country]:
     found = {}
     for name, facts in data.get("countries", {}).items():
         capital = facts.get("capital")
+        given = facts.get("home_of", [])
+        homes = (given,) if isinstance(given, str) else tuple(given)
         found[name] = Country(facts["name"], None if capital is None else _hex(lookup, capital),
-                              facts.get("home_of", ""), bool(facts.get("commonwealth")),
-                              facts.get("owner", facts.get("home_of") or name))
+                              homes, bool(facts.get("commonwealth")), facts.get("owner", homes[0] if homes else name))
     return found
 
 
-def _seas(data, lookup, links, sea_of, places) -> dict[str, Sea]:
+def _seas(data, lookup, links, sea_of, places, straits) -> dict[str, Sea]:
     """2.1.2: a sea area's neighbours, by border, blue line or statement, the same both ways; its
-    coast, the land hexes next to its hex-dots and those named."""
+    coast, the land hexes next to its hex-dots, the hexes of its straits and those named."""
     seas = data.get("seas", {})
     near: dict[str, set[str]] = {name: set() for name in seas}
     pairs = [(name, other) for name, facts in seas.items() for other in (*facts.get("borders", []),
@@ -225,6 +228,7 @@ def _seas(data, lookup, links, sea_of, places) -> dict[str, Sea]:
     for name, facts in seas.items():
         named = {_hex(lookup, text) for text in (*facts.get("ports", []), *facts.get("coast", []))}
         shore = {land for dot, sea in sea_of.items() if sea == name for land in links[dot] if land not in sea_of}
+        shore |= {hex_ for pair, sea in straits.items() if sea == name for hex_ in pair}
         coast = frozenset(shore | named)
         found[name] = Sea(facts["name"], frozenset(near[name]), coast, frozenset(coast & ports))
     return found

@@ -33,10 +33,11 @@ class Unit(NamedTuple):
 
 def zoc(world: World, where: int, unit: Unit, options: Mapping[str, bool], *,
         stack: Iterable[str] = (), unfriendly: Callable[[int], bool] = lambda hex_: False,
-        frozen: bool = False) -> set[int]:
+        frozen: Callable[[int, int], bool] = lambda a, b: False) -> set[int]:
     """The hexes `unit` in hex `where` exerts its ZOC into. `stack`: the kinds of the other land
     units in its hex (option 4); `unfriendly(hex)`: whether the hex is controlled by a power of the
-    other side the unit is not at war with; `frozen`: lakes are frozen."""
+    other side the unit is not at war with; `frozen(a, b)`: the lake between hexes a and b is
+    frozen."""
     kinds.check(unit.kind)
     if _none(unit, options):
         return set()
@@ -50,7 +51,7 @@ def zoc(world: World, where: int, unit: Unit, options: Mapping[str, bool], *,
         if weak and world.scale[there] == 2:  # option 4: into a hex on the Asian or Pacific map
             continue
         sides = world.between(where, there)
-        if any(kind in sides for kind in BLOCKING_SIDES) or ("lake" in sides and not frozen):
+        if any(kind in sides for kind in BLOCKING_SIDES) or ("lake" in sides and not frozen(where, there)):
             continue
         reached.add(there)
     return reached
