@@ -49,18 +49,6 @@ def merged(base: dict, change: dict) -> dict:
     return facts
 
 
-def places(path: list[tuple[int, int]]) -> list[str]:
-    """The places a traced path runs through, a relay's two layers once."""
-    layout = supply.layout(WORLD)
-    found: list[str] = []
-    for node, _leg in path:
-        place = node % layout.size
-        name = WORLD.ids[place] if place < layout.hexes else layout.seas[place - layout.hexes]
-        if not found or found[-1] != name:
-            found.append(name)
-    return found
-
-
 def check(facts: dict, expected: dict) -> None:
     situation = situation_from(facts)
     found = supply.status(situation)
@@ -72,7 +60,7 @@ def check(facts: dict, expected: dict) -> None:
         unit = next(u for u in situation.units if u.id == name)
         wanted = [WORLD.ids[at(h)] if ":" in h or h.lower() in WORLD.names or h in WORLD.position else h
                   for h in hexes]
-        assert places(supply.trace(situation, unit)) == wanted
+        assert [step["place"] for step in supply.explain(situation, unit)] == wanted
 
 
 @pytest.mark.parametrize("case", SUPPLY_CASES, ids=[f"{c['id']} [{c['rule']}]" for c in SUPPLY_CASES])

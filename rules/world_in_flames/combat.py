@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder, UsageError
 
 from ..common import tables
-from . import kinds, moves, position, readiness, stacking, supply
+from . import charts, kinds, moves, position, readiness, stacking, supply
 from . import world as worlds
 from .situation import NEUTRAL, Situation
 from .state import WifState
@@ -280,7 +280,7 @@ def overrun(state: WifState, player: str, order: Mapping, options: Mapping[str, 
     defenders = enemies_in(state, situation, target, situation.side_of(state.units[names[0]]["country"]))
     if not defenders:
         raise IllegalOrder(f"{target} holds no enemy land unit", rule="11.12", field="hex")
-    ratio = int(supply.tables()["overrun"]["ratio"])
+    ratio = int(charts.fact("overrun", "ratio"))
     strength = sum(int(position.facts(state, name)["strength"]) for name in names)
     held = sum(defence(state, u, supplied[u]) for u in defenders)
     if strength < ratio * held:

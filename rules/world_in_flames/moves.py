@@ -32,16 +32,16 @@ def move(state: WifState, player: str, order: Mapping, options: Mapping[str, boo
     left = unit.get("hex")
     if kind in kinds.NAVAL:
         _sail(state, unit_id, path, options, in_supply)
-    elif kind in kinds.AIR:
-        raise IllegalOrder(f"{unit_id} is an aircraft: air missions (14) are not played yet", rule="14", field="unit")
+    elif kind in kinds.AIR and left:
+        _rebase(state, unit_id, path, options)
     elif not left:
         raise IllegalOrder(f"{unit_id} is at sea: naval transport (11.4.5) is not played yet", rule="11.4.5",
                            field="unit")
     else:
         _march(state, unit_id, path, options)
     check_left(state, left, unit_id, options, "unit")
-    if not in_supply:
-        unit["face_up"] = False  # 2.4.3
+    if not in_supply and kind not in kinds.AIR:
+        unit["face_up"] = False  # 2.4.3 (an aircraft out of supply may still rebase)
     state.moved.append(unit_id)
     where = unit.get("hex") or unit["sea"]
     state.last = {"text": f"{unit_id} moved to {where}" + ("" if in_supply else ", out of supply: face-down (2.4.3)"),
@@ -69,6 +69,29 @@ def _march(state: WifState, unit_id: str, path: list[str], options: Mapping[str,
     unit["hex"] = world.ids[here]
     for text in path:
         take_control(state, situation, world.position[position.hex_id(text)], unit["country"])
+
+
+def _rebase(state: WifState, unit_id: str, path: list[str], options: Mapping[str, bool]) -> None:
+    """W16: an aircraft's move is a rebase mission, the one mission played (and the only one 2.4.3
+    leaves an aircraft out of supply): over any adjacent hexes, land or sea, up to its movement,
+    to a land hex of its side, within the aircraft limit there."""
+    world = worlds.load()
+    unit = state.units[unit_id]
+    allowance = int(position.facts(state, unit_id)["movement"])
+    if len(path) > allowance:
+        raise IllegalOrder(f"{unit_id} flies {allowance} hexes, not {len(path)}", rule="14", field="path")
+    situation = position.situation(state, dict(options))
+    here = world.position[unit["hex"]]
+    for text in path:
+        there = world.position[position.hex_id(text, "path")]
+        if there not in world.neighbours[here]:
+            raise IllegalOrder(f"{world.ids[there]} is not adjacent to {world.ids[here]}", rule="2.1.1", field="path")
+        here = there
+    if not world.land(here) or situation.side_of(situation.controller(here)) != situation.side_of(unit["country"]):
+        raise IllegalOrder(f"{unit_id} rebases to a land hex of its side, not {world.ids[here]}", rule="14",
+                           field="path")
+    check_stacking(state, situation, unit_id, world.ids[here], options, "path")
+    unit["hex"] = world.ids[here]
 
 
 def _check_step(state: WifState, situation: Situation, unit_id: str, here: int, there: int) -> None:

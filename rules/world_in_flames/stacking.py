@@ -10,8 +10,9 @@ help. Naval: in a friendly minor port 2 (option 9: 4), counting every 5 convoy p
 (option 9: every 2, or a spare point); in a major port or a sea-box no limit; none where there is
 no friendly port. No land unit or aircraft stands on a hex-dot (2.1.1).
 
-Not yet here: units that cannot co-operate (18.1) never share a hex, and the separate limit of
-invading and paradropping units (11.14, 11.15): both wait for their rules."""
+Invading and paradropping land units have their own limit besides the defenders' (data,
+11.14-11.15). That units which cannot co-operate (18.1) never share a hex is checked where units
+move (moves.py), since it needs the powers' relations."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import NamedTuple
 
 from pbem.errors import IllegalOrder
 
-from . import kinds
+from . import charts, kinds
 from .world import World
 
 RULE = "2.3.1"
@@ -31,6 +32,7 @@ NO_AIRCRAFT = ("mountain", "desert_mountain", "swamp")
 class Stacked(NamedTuple):
     kind: str  # one of kinds.ALL: a land kind, "fort" (option 5), an air or a naval kind
     convoy_points: int = 0
+    invading: bool = False  # a land unit invading or paradropping this impulse (11.14, 11.15)
 
 
 def check(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool],
@@ -77,7 +79,14 @@ def land_limit(world: World, where: int) -> int:
 
 
 def _land(world: World, where: int, units: Sequence[Stacked], options: Mapping[str, bool], _: bool) -> None:
-    kinds = [u.kind for u in units if u.kind in LAND_KINDS]
+    """The defenders against the land limit; the invading and paradropping units, together,
+    against their own limit besides it (data, 11.14-11.15)."""
+    invading = sum(u.invading for u in units if u.kind in LAND_KINDS)
+    limit = int(charts.fact("invasion_limit", "units"))
+    if invading > limit:
+        raise IllegalOrder(f"{invading} land units invading or paradropping into {world.ids[where]}: their limit is "
+                           f"{limit} (11.14-11.15)", rule=RULE, field="units")
+    kinds = [u.kind for u in units if u.kind in LAND_KINDS and not u.invading]
     limit = land_limit(world, where)
     extra = any(options.get(option) and kind == k for kind in kinds for k, option in EXTRA_LAND.items())
     if len(kinds) > limit + (1 if extra else 0):

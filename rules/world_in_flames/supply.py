@@ -22,13 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import partial
 from itertools import pairwise
 
-from pbem import datafile
-
 from ..common.graphs import Reach, bounded_reach
-from . import kinds
+from . import charts, kinds
+from .charts import path_length
 from .situation import NEUTRAL, Situation, Unit
 from .world import World
 from .zoc import Unit as ZocUnit
@@ -43,20 +42,6 @@ ICED = ("snow", "blizzard")  # 2.4.2: no overseas path out of or into an iced-in
 CLOSERS = ("carrier", "surface")  # with aircraft that have an air-to-sea factor
 OPTION_11_SHIPS = ("convoy", "transport", "amphibious")
 RIVAL_CHINESE = frozenset({"communist_china", "nationalist_china"})
-
-
-@cache
-def tables() -> dict:
-    return datafile.load(__package__, "tables.toml")
-
-
-def path_length(weather: str) -> int:
-    """The hexes a supply path may count in this weather (8.2.2, data)."""
-    lengths = tables()["supply_path_length"]["length"]
-    if weather not in lengths:
-        raise datafile.DataFileError(f"tables.toml: supply_path_length (8.2.2) gives no length for {weather!r}",
-                                     field="supply_path_length")
-    return int(lengths[weather])
 
 
 @dataclass(frozen=True)
@@ -130,16 +115,6 @@ def status(situation: Situation, units: Iterable[Unit] | None = None) -> dict[st
             within = path_length(situation.weather_at(unit.hex))
             found[unit.id] = Status(unit.id, bool(reach.bits(search.layout.node(BASIC, unit.hex), within) & bit))
     return found
-
-
-def trace(situation: Situation, unit: Unit) -> list[tuple[int, int]]:
-    """One supply path of a unit, as (node, leg) from the unit to its primary source, secondary
-    sources and their railway paths included; [] if it is out of supply. Nodes are `layout`'s."""
-    side = situation.side_of(unit.country)
-    search = Search(situation, side, [unit.country])
-    reach = search.run(track=True)
-    within = path_length(situation.weather_at(unit.hex))
-    return reach.path(search.layout.node(BASIC, unit.hex), within)
 
 
 def explain(situation: Situation, unit: Unit) -> list[dict]:
@@ -314,7 +289,7 @@ def enemy_zoc(situation: Situation, side: str) -> set[int]:
 
 def frozen_lake(situation: Situation, a: int, b: int) -> bool:
     """A lake hexside is frozen when both its hexes have weather that freezes lakes (W10)."""
-    freezing = tables()["frozen_lakes"]["weathers"]
+    freezing = charts.fact("frozen_lakes", "weathers")
     return situation.weather_at(a) in freezing and situation.weather_at(b) in freezing
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pbem.errors import UsageError
 from pbem.ruleset import View
 
-from . import impulses, position, readiness, stacking, supply
+from . import charts, impulses, position, readiness, stacking, supply
 from . import world as worlds
 from .state import WifState
 
@@ -104,7 +104,7 @@ def supply_data(state: WifState, options: Mapping[str, bool], power: str = "") -
         unit = position.unit(state, name)
         found[name] = {"supplied": supplied[name], "at_sea": bool(unit.sea),
                        "emergency": any(name in given for given in state.emergency.values()),
-                       "length": 0 if unit.sea else supply.path_length(situation.weather_at(unit.hex)),
+                       "length": 0 if unit.sea else charts.path_length(situation.weather_at(unit.hex)),
                        "path": [] if unit.sea else supply.explain(situation, unit)}
     if power and not found:
         raise UsageError(f"no unit of {power!r} (powers: {', '.join(sorted(situation.sides))})", field="power")
