@@ -24,24 +24,30 @@ def hexes(names) -> set[int]:
 
 @pytest.mark.parametrize("case", WORLD_CASES, ids=[f"{c['id']} [{c['rule']}]" for c in WORLD_CASES])
 def test_world_case(case):
+    world = worlds.load(frozenset(case.get("options", [])))
+
+    def hexes(names) -> set[int]:
+        return {worlds.hex_named(world, name) for name in names}
+
     if "adjacent" in case:
-        here = worlds.hex_named(WORLD, case["hex"])
-        assert set(WORLD.neighbours[here]) == hexes(case["adjacent"])
-        assert all(here in WORLD.neighbours[other] for other in WORLD.neighbours[here])  # both ways
+        here = worlds.hex_named(world, case["hex"])
+        assert set(world.neighbours[here]) == hexes(case["adjacent"])
+        assert all(here in world.neighbours[other] for other in world.neighbours[here])  # both ways
     if "between" in case:
-        a, b = worlds.hex_named(WORLD, case["hex"]), worlds.hex_named(WORLD, case["between"])
-        assert WORLD.between(a, b) == WORLD.between(b, a) == frozenset(case["features"])
+        a, b = worlds.hex_named(world, case["hex"]), worlds.hex_named(world, case["between"])
+        assert world.between(a, b) == world.between(b, a) == frozenset(case["features"])
     for name, count in case.get("counts", {}).items():
-        assert WORLD.scale[worlds.hex_named(WORLD, name)] == count, name
+        assert world.scale[worlds.hex_named(world, name)] == count, name
     for name, sea in case.get("seas", {}).items():
-        assert WORLD.sea_of[worlds.hex_named(WORLD, name)] == sea, name
+        assert world.sea_of[worlds.hex_named(world, name)] == sea, name
     if "sea" in case:
-        assert WORLD.seas[case["sea"]].neighbours == frozenset(case["sea_neighbours"])
-        assert all(case["sea"] in WORLD.seas[other].neighbours for other in case["sea_neighbours"])
-    assert all(WORLD.offmap(i) for i in hexes(case.get("off_map", [])))
-    assert all(WORLD.terrain[i] == "large_hexdot" for i in hexes(case.get("large", [])))
+        assert world.seas[case["sea"]].neighbours == frozenset(case["sea_neighbours"])
+        assert all(case["sea"] in world.seas[other].neighbours for other in case["sea_neighbours"])
+    assert all(world.offmap(i) for i in hexes(case.get("off_map", [])))
+    assert all(world.terrain[i] == "large_hexdot" for i in hexes(case.get("large", [])))
     for sea, names in case.get("ports", {}).items():
-        assert WORLD.seas[sea].ports == hexes(names), sea
+        assert world.seas[sea].ports == hexes(names), sea
+    assert all(world.terrain[i] == "none" for i in hexes(case.get("out_of_play", [])))
 
 
 @pytest.mark.parametrize("case", ZOC_CASES, ids=[f"{c['id']} [{c['rule']}]" for c in ZOC_CASES])

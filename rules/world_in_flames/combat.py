@@ -63,7 +63,7 @@ def enemies_in(state: WifState, situation: Situation, hex_text: str, side: str) 
 def attack(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
     """Declare an attack; its die comes at the entry's roll point (`resolve`)."""
     target = position.hex_id(str(order["hex"]))
-    world = worlds.load()
+    world = worlds.for_options(options)
     situation = position.situation(state, dict(options))
     defenders = enemies_in(state, situation, target, position.team(state, player))
     if not defenders:
@@ -137,7 +137,7 @@ def retreating(state: WifState) -> tuple[str, list[str]]:
 def retreat_hexes(state: WifState, unit_id: str, options: Mapping[str, bool]) -> tuple[list[str], list[str]]:
     """Where a unit may retreat (W17): adjacent land hexes of its side, not in an enemy ZOC: (those
     within the stacking limits, those that would overstack)."""
-    world = worlds.load()
+    world = worlds.for_options(options)
     situation = position.situation(state, dict(options))
     country = state.units[unit_id]["country"]
     side = situation.side_of(country)
@@ -210,7 +210,7 @@ def _find_overstack(state: WifState, options: Mapping[str, bool]) -> None:
 
 def hex_owner(state: WifState, hex_text: str, options: Mapping[str, bool]) -> str:
     situation = position.situation(state, dict(options))
-    return position.commander(state, situation.controller(worlds.load().position[hex_text]))
+    return position.commander(state, situation.controller(worlds.for_options(options).position[hex_text]))
 
 
 def destroy(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
@@ -270,7 +270,7 @@ def overrun(state: WifState, player: str, order: Mapping, options: Mapping[str, 
     their strength is at least the overrun ratio (tables.toml, 11.12) times the defence, each
     side's supply checked now (2.4.1), and move in."""
     names = position.distinct([str(u) for u in order["units"]], "11.12", "units")
-    world = worlds.load()
+    world = worlds.for_options(options)
     target = position.hex_id(str(order["hex"]))
     supplied = readiness.supplied(state, options)
     where = _overrunning(state, player, names, supplied)

@@ -49,7 +49,7 @@ def move(state: WifState, player: str, order: Mapping, options: Mapping[str, boo
 
 
 def _march(state: WifState, unit_id: str, path: list[str], options: Mapping[str, bool]) -> None:
-    world = worlds.load()
+    world = worlds.for_options(options)
     unit = state.units[unit_id]
     allowance = int(position.facts(state, unit_id)["movement"])
     if len(path) > allowance:
@@ -75,7 +75,7 @@ def _rebase(state: WifState, unit_id: str, path: list[str], options: Mapping[str
     """W16: an aircraft's move is a rebase mission, the one mission played (and the only one 2.4.3
     leaves an aircraft out of supply): over any adjacent hexes, land or sea, up to its movement,
     to a land hex of its side, within the aircraft limit there."""
-    world = worlds.load()
+    world = worlds.for_options(options)
     unit = state.units[unit_id]
     allowance = int(position.facts(state, unit_id)["movement"])
     if len(path) > allowance:
@@ -144,7 +144,7 @@ def check_left(state: WifState, hex_text: str | None, unit_id: str, options: Map
 
 def overstacked(state: WifState, hex_text: str, options: Mapping[str, bool]) -> str | None:
     """The limit (land, fort, aircraft, naval) the units in a hex break, or None."""
-    world = worlds.load()
+    world = worlds.for_options(options)
     situation = position.situation(state, dict(options))
     where = world.position[hex_text]
     present = [name for name, u in state.units.items() if u.get("hex") == hex_text]
@@ -184,7 +184,7 @@ def take_control(state: WifState, situation: Situation, hex_: int, country: str)
 def _sail(state: WifState, unit_id: str, path: list[str], options: Mapping[str, bool], in_supply: bool) -> None:
     """Through adjacent sea areas, each for 1 point (1 less out of supply, 2.4.3), and perhaps into
     a friendly port on the last; no passage without its gate hex (11.4.4)."""
-    world = worlds.load()
+    world = worlds.for_options(options)
     unit = state.units[unit_id]
     situation = position.situation(state, dict(options))
     allowance = int(position.facts(state, unit_id)["movement"]) - (0 if in_supply else 1)

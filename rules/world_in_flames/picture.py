@@ -34,7 +34,7 @@ SEA, PATH, RAIL = "#9cc4e4", "#1a9a30", "#808080"
 
 
 def draw(state: WifState, options: Mapping[str, bool], focus: str | None = None) -> str:
-    world = worlds.load()
+    world = worlds.for_options(options)
     places = _layout(world)
     shown = _shown(world, state, focus)
     situation = position.situation(state, dict(options))

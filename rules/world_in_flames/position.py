@@ -33,7 +33,7 @@ def unit(state: WifState, unit_id: str) -> Unit:
 
 
 def situation(state: WifState, options: dict) -> Situation:
-    world = worlds.load()
+    world = worlds.for_options(options)
     politics = state.politics
     pairs = lambda key: frozenset(frozenset(pair) for pair in politics.get(key, []))  # noqa: E731
     return Situation(

@@ -60,7 +60,7 @@ def render_impulse(data: dict):
 def hex_data(state: WifState, options: Mapping[str, bool], name: str) -> dict:
     if not name:
         raise UsageError("show hex needs a hex: its name or id (pbem show hex warsaw)", field="hex")
-    world = worlds.load()
+    world = worlds.for_options(options)
     where = worlds.hex_named(world, name)
     text = world.ids[where]
     situation = position.situation(state, dict(options))
@@ -134,7 +134,7 @@ def _step_line(step: dict) -> str:
 
 
 def sea_data(state: WifState, options: Mapping[str, bool], name: str) -> dict:
-    world = worlds.load()
+    world = worlds.for_options(options)
     if name not in world.seas:
         import difflib
 

@@ -8,6 +8,7 @@ off-map hexes their lines join. Hexside features are kept per pair of adjacent h
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 from itertools import pairwise
 from typing import NamedTuple
@@ -101,16 +102,26 @@ class _Hexes:
 
 
 @cache
-def load() -> World:
-    """The sample world of data/world.toml, compiled once."""
-    return compile_world(datafile.load(__package__, "world.toml"))
+def load(options: frozenset[str] = frozenset()) -> World:
+    """The sample world of data/world.toml with the maps these option 1 parts bring in, compiled
+    once for each set of them."""
+    return compile_world(datafile.load(__package__, "world.toml"), options)
 
 
-def compile_world(data: dict) -> World:
-    """A world from the tables of a world.toml (the sample's, or a generated one)."""
+def for_options(options: Mapping[str, object]) -> World:
+    """The world a game's options play on (option 1's maps and joins, 2.1.1, 2.1.4)."""
+    return load(frozenset(name for name, value in options.items() if name.startswith("option_1_") and value is True))
+
+
+def compile_world(data: dict, options: frozenset[str] = frozenset()) -> World:
+    """A world from the tables of a world.toml (the sample's, or a generated one). A map or a
+    join with an `option` is in play only under that option; a map with `unless` (the minimap:
+    AiF option 1's maps replace it) only without it. A map out of play keeps its hex ids, every
+    hex of it "none", so that hex ids name the same hex in every world."""
     codes = _region_codes(data)
     hexes = _Hexes()
-    grids = {name: _add_map(hexes, name, facts, data["terrain"]) for name, facts in data["maps"].items()}
+    grids = {name: _add_map(hexes, name, facts, data["terrain"], _in_play(facts, options))
+             for name, facts in data["maps"].items()}
     for name, facts in data.get("offmap", {}).items():
         country = facts.get("country", "")
         code = data["countries"][country]["code"] if country in data.get("countries", {}) else "?"
@@ -121,20 +132,23 @@ def compile_world(data: dict) -> World:
     _grid_links(grids, hexes.terrain, links)
     straits: dict[tuple[int, int], str] = {}
     edges = _hexsides(data, grids, position, features, straits)
-    _joins(data, position, links, features, edges)
+    aliases = _joins(data, position, links, features, edges, grids, hexes.terrain, options)
     _offmap(data, grids, position, hexes.terrain, links, features)
     for link in data.get("links", []):
         a, b = (_hex(position, text) for text in link["hexes"])
         links[a].add(b)
         links[b].add(a)
+    _edge_dots(data, grids, hexes, links, options)
     names = {name.lower(): _hex(position, hex_id) for name, hex_id in data.get("names", {}).items()}
+    names.update(aliases)
     for kind in ("rails", "roads"):
         _lines(data.get(kind, []), kind[:-1], position, links, features)
     return _freeze(data, hexes, codes, position, names, links, features, straits)
 
 
 def _freeze(data, hexes: _Hexes, codes, position, names, links, features, straits) -> World:
-    places = {key: frozenset(_hex(position, text) for text in data.get("places", {}).get(key, []))
+    places = {key: frozenset(i for i in (_hex(position, text) for text in data.get("places", {}).get(key, []))
+                             if hexes.terrain[i] != "none")  # none: on a map out of play
               for key in ("cities", "major_ports", "minor_ports", "coastal", "iced_in")}
     terrain = hexes.terrain
     on_coast = {i for i in range(len(terrain)) if terrain[i] not in (*HEXDOTS, "none")
@@ -143,7 +157,7 @@ def _freeze(data, hexes: _Hexes, codes, position, names, links, features, strait
     pairs = {pair: frozenset(kinds) for pair, kinds in features.items()}
     railway = frozenset(i for (i, _), kinds in pairs.items() if "rail" in kinds)
     lookup = {**names, **position}
-    seas = _seas(data, lookup, links, sea_of, places, straits)
+    seas = _seas(data, lookup, links, sea_of, places, straits, terrain)
     shores = frozenset(hex_ for sea in seas.values() for hex_ in sea.coast)
     return World(tuple(hexes.ids), tuple(terrain), tuple(hexes.map_of), tuple(hexes.scale), tuple(hexes.off_map),
                  tuple(hexes.zone), tuple(country), tuple(tuple(sorted(links[i])) for i in range(len(terrain))),
@@ -166,7 +180,11 @@ def _region_codes(data) -> dict[str, tuple[str, str]]:
     return codes
 
 
-def _add_map(hexes: _Hexes, name: str, facts: dict, terrain_codes: dict[str, str]) -> tuple[Grid, int]:
+def _in_play(facts: Mapping, options: frozenset[str]) -> bool:
+    return ("option" not in facts or facts["option"] in options) and facts.get("unless") not in options
+
+
+def _add_map(hexes: _Hexes, name: str, facts: dict, terrain_codes: dict[str, str], in_play: bool) -> tuple[Grid, int]:
     rows = _rows(name, facts["rows"], terrain_codes)
     regions = _rows(name, facts.get("regions", []), None)
     if [len(row) for row in regions] != [len(row) for row in rows]:
@@ -177,8 +195,9 @@ def _add_map(hexes: _Hexes, name: str, facts: dict, terrain_codes: dict[str, str
     for index in range(grid.size):
         col, row = grid.place(index)
         kind = "large_hexdot" if minimap and rows[row][col] == "hexdot" else rows[row][col]
-        hexes.add(f"{name}:{col}-{row}", kind, name, OFFMAP_SCALE if minimap else int(facts["scale"]), minimap,
-                  facts.get("zone", ""), regions[row][col])
+        hexes.add(f"{name}:{col}-{row}", kind if in_play else "none", name,
+                  OFFMAP_SCALE if minimap else int(facts["scale"]), minimap, facts.get("zone", ""),
+                  regions[row][col] if in_play else "-")
     return grid, start
 
 
@@ -210,7 +229,7 @@ def _countries(data, lookup: dict[str, int]) -> dict[str, Country]:
     return found
 
 
-def _seas(data, lookup, links, sea_of, places, straits) -> dict[str, Sea]:
+def _seas(data, lookup, links, sea_of, places, straits, terrain) -> dict[str, Sea]:
     """2.1.2: a sea area's neighbours, by border, blue line or statement, the same both ways; its
     coast, the land hexes next to its hex-dots, the hexes of its straits and those named."""
     seas = data.get("seas", {})
@@ -229,7 +248,7 @@ def _seas(data, lookup, links, sea_of, places, straits) -> dict[str, Sea]:
         named = {_hex(lookup, text) for text in (*facts.get("ports", []), *facts.get("coast", []))}
         shore = {land for dot, sea in sea_of.items() if sea == name for land in links[dot] if land not in sea_of}
         shore |= {hex_ for pair, sea in straits.items() if sea == name for hex_ in pair}
-        coast = frozenset(shore | named)
+        coast = frozenset(hex_ for hex_ in shore | named if terrain[hex_] != "none")
         found[name] = Sea(facts["name"], frozenset(near[name]), coast, frozenset(coast & ports))
     return found
 
@@ -317,16 +336,52 @@ def _hexsides(data, grids, position, features, straits) -> dict[tuple[int, int],
     return edges
 
 
-def _joins(data, position, links, features, edges) -> None:
-    """2.1.1: the same-numbered hexes across the join, through the Asian hexside, whose features
-    apply."""
+def _joins(data, position, links, features, edges, grids, terrain, options) -> dict[str, int]:
+    """2.1.1: hexes that share a number (or, under option 1, a letter) across a join are adjacent
+    through the hexside of the other map bearing it, whose features apply; where the join says
+    `same`, the two are one hex (AfA option 1: Africa's eastern edge and the Asian map): the hex
+    of the first map is no hex, its neighbours touch the other's, and its id names the other.
+    Returns those names."""
+    aliases: dict[str, int] = {}
     for join in data.get("joins", []):
-        east, asian = _hex(position, join["hex"], on_map=True), _hex(position, join["asian_hex"], on_map=True)
-        links[east].add(asian)
-        links[asian].add(east)
-        through = edges.get((asian, _direction(join["side"])), set())
-        for pair in ((east, asian), (asian, east)):
+        if "option" in join and join["option"] not in options:
+            continue
+        here, other = _hex(position, join["hex"], on_map=True), _hex(position, join["other_hex"], on_map=True)
+        if join.get("same"):
+            grid, start = grids[join["hex"].split(":")[0]]
+            near = [start + n for n in (grid.step(here - start, d) for d in range(6)) if n >= 0]
+            for hex_ in [n for n in near if terrain[n] != "none"]:
+                links[hex_].add(other)
+                links[other].add(hex_)
+            aliases[join["hex"].lower()] = other
+            continue
+        links[here].add(other)
+        links[other].add(here)
+        through = edges.get((other, _direction(join["side"])), set())
+        for pair in ((here, other), (other, here)):
             features.setdefault(pair, set()).update(through)
+    return aliases
+
+
+def _edge_dots(data, grids, hexes: _Hexes, links, options) -> None:
+    """AfA option 1: a map-edge hex-dot of a map with `edge_dots` touches every map-edge hex-dot of
+    the same sea area on the maps counting 2 (American, Asian, Pacific)."""
+    for name, facts in data["maps"].items():
+        if not facts.get("edge_dots") or not _in_play(facts, options):
+            continue
+        mine = _edge_hexdots(grids[name], hexes)
+        others = [i for other, (grid, start) in grids.items() if other != name and hexes.scale[start] == 2
+                  for i in _edge_hexdots((grid, start), hexes)]
+        for dot in mine:
+            for far in others:
+                if hexes.region[dot] == hexes.region[far]:
+                    links[dot].add(far)
+                    links[far].add(dot)
+
+
+def _edge_hexdots(placed: tuple[Grid, int], hexes: _Hexes) -> list[int]:
+    grid, start = placed
+    return [start + i for i in range(grid.size) if _on_edge(grid, i) and hexes.terrain[start + i] in HEXDOTS]
 
 
 def _offmap(data, grids, position, terrain, links, features) -> None:
