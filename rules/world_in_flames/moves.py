@@ -1,5 +1,6 @@
 """The `move` order. Rule 11 (movement) is not in the seed; RULINGS W16 says what stands in for
-it: a land unit enters adjacent land hexes, each for 1 of its movement points, and stops on
+it: a land unit enters adjacent land hexes, each for its terrain's cost (the terrain chart, data),
+and stops on
 entering an enemy ZOC; a naval unit enters adjacent sea areas, each for 1, and may end in a
 friendly port on the last. What 1-2.4 say is enforced: supply is checked before the move and a
 unit out of supply ends face-down (a naval one with 1 point less, 2.4.3); no land unit enters a
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder
 
-from . import kinds, position, readiness, stacking, supply
+from . import charts, kinds, position, readiness, stacking, supply
 from . import world as worlds
 from .situation import NEUTRAL, Situation
 from .state import WifState
@@ -52,18 +53,20 @@ def _march(state: WifState, unit_id: str, path: list[str], options: Mapping[str,
     world = worlds.for_options(options)
     unit = state.units[unit_id]
     allowance = int(position.facts(state, unit_id)["movement"])
-    if len(path) > allowance:
-        raise IllegalOrder(f"{unit_id} has {allowance} movement points, not {len(path)}", rule=RULE, field="path")
     situation = position.situation(state, dict(options))
     side = situation.side_of(unit["country"])
     zone = supply.enemy_zoc(situation, side)
-    here = world.position[unit["hex"]]
+    here, spent = world.position[unit["hex"]], 0
     for step, text in enumerate(path):
         there = world.position[position.hex_id(text, "path")]
         if step and here in zone:
             raise IllegalOrder(f"{unit_id} stops on entering an enemy ZOC at {world.ids[here]}", rule="11.11",
                                field="path")
         _check_step(state, situation, unit_id, here, there)
+        spent += charts.movement_cost(world.terrain[there])
+        if spent > allowance:
+            raise IllegalOrder(f"{unit_id} has {allowance} movement points; entering {world.ids[there]} "
+                               f"({world.terrain[there]}) makes {spent}", rule=RULE, field="path")
         here = there
     check_stacking(state, situation, unit_id, world.ids[here], options, "path")
     unit["hex"] = world.ids[here]

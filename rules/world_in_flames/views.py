@@ -75,21 +75,29 @@ def hex_data(state: WifState, options: Mapping[str, bool], name: str) -> dict:
             "zoc_of": [side for side, inside in zoc_by.items() if inside],
             "stacking": {"land": [sum(k in stacking.kinds.LAND for k in kinds), stacking.land_limit(world, where)],
                          "aircraft": [sum(k in stacking.kinds.AIR for k in kinds),
-                                      stacking.aircraft_limit(world, where, kinds, options)]},
+                                      stacking.aircraft_limit(world, where, kinds, options)],
+                         "naval": [sum(k in stacking.kinds.SHIPS for k in kinds),
+                                   stacking.naval_limit(world, where, options, _friendly_port(situation, where))]},
             "neighbours": [world.ids[n] for n in world.neighbours[where]]}
+
+
+def _friendly_port(situation, where: int) -> bool:
+    """A port counts as friendly to the side controlling it (its naval limit, 2.3.1)."""
+    return bool(situation.controller(where))
 
 
 def render_hex(data: dict):
     from pbem.report import literal
 
-    land, air = data["stacking"]["land"], data["stacking"]["aircraft"]
+    land, air, naval = data["stacking"]["land"], data["stacking"]["aircraft"], data["stacking"]["naval"]
     lines = [f"{data['hex']}" + (f" ({data['name']})" if data["name"] else "") + f": {data['terrain']}, "
              f"{data['country'] or 'no country'}, counts {data['counts']}" + (", off-map" if data["off_map"] else ""),
              f"controlled by {data['controller'] or 'nobody'}"
              + (f"; held this turn by {', '.join(data['held_this_turn'])}" if data["held_this_turn"] else ""),
              f"units: {', '.join(data['units']) or 'none'}",
              f"in the ZOC of the {' and the '.join(data['zoc_of'])}" if data["zoc_of"] else "in no ZOC",
-             f"stacking (2.3.1): land {land[0]} of {land[1]}, aircraft {air[0]} of {air[1]}",
+             f"stacking (2.3.1): land {land[0]} of {land[1]}, aircraft {air[0]} of {air[1]}, naval {naval[0]} of "
+             f"{'no limit' if naval[1] is None else naval[1]}",
              f"adjacent: {', '.join(data['neighbours'])}"]
     return literal("\n".join(lines))
 
