@@ -1141,11 +1141,26 @@ def show(
     name = view or next(iter(views))
     if name not in views:
         raise UsageError(f"no view {name!r}; {game.ruleset.id} has: {', '.join(views)}", field="VIEW")
-    data = views[name].data(*(args or []))
+    data = views[name].data(*_view_words(name, views[name].data, args or []))
     if as_json:
         emit_json(data)
     else:
         out().print(views[name].render(data))
+
+
+def _view_words(name: str, data, words: List[str]) -> List[str]:
+    """The words after a view's name, if its data function takes that many (UsageError else)."""
+    import inspect
+
+    parameters = inspect.signature(data).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return words
+    most = sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+               for p in parameters)
+    if len(words) > most:
+        takes = "no words" if most == 0 else f"at most {most} word{'s' if most > 1 else ''}"
+        raise UsageError(f"'pbem show {name}' takes {takes}, not {' '.join(words)!r}", field="VIEW")
+    return words
 
 
 def _draws_pictures(ruleset) -> bool:

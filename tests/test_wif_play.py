@@ -21,6 +21,12 @@ ROSTER = (Seat("alice", ("axis", "germany", "italy"), "player"), Seat("bob", ("a
 COMBAT = {"rule": "11.16 (test: every attack a retreat)", "die": "1d10", "1-10": "retreat"}
 
 
+def hex_id(text: str) -> str:
+    from pbem.rules.world_in_flames import position
+
+    return position.hex_id(position.worlds.load(), text)
+
+
 def start(case: dict):
     from pbem.rules.world_in_flames import position
 
@@ -30,15 +36,15 @@ def start(case: dict):
         del state.units[name]
     for unit in case.get("add", []):
         state.units[unit["id"]] = {"type": unit["type"], "country": unit["country"], "face_up": True,
-                                   **({"sea": unit["sea"]} if "sea" in unit else {"hex": position.hex_id(unit["hex"])})}
+                                   **({"sea": unit["sea"]} if "sea" in unit else {"hex": hex_id(unit["hex"])})}
     for name, where in case.get("place", {}).items():
         state.units[name].pop("hex", None)
         state.units[name].pop("sea", None)
         state.units[name].update({"sea": where} if where in position.worlds.load().seas
-                                 else {"hex": position.hex_id(where)})
+                                 else {"hex": hex_id(where)})
     for name in case.get("face_down", []):
         state.units[name]["face_up"] = False
-    state.control.update({position.hex_id(h): power for h, power in case.get("control", {}).items()})
+    state.control.update({hex_id(h): power for h, power in case.get("control", {}).items()})
     state.politics["weather"].update(case.get("weather", {}))
     for player in case.get("resigned", []):
         RULESET.resign(state, player)
@@ -82,14 +88,13 @@ def test_play_case(case):
 def test_each_player_retreats_his_own_units():
     """W17: a German and an Italian corps attacked together retreat each by his own commander, in
     roster order: alice, then dave; alice may not move dave's."""
-    from pbem.rules.world_in_flames import position
 
     roster = (Seat("alice", ("axis", "germany"), "player"), Seat("bob", ("allies", "commonwealth"), "player"),
               Seat("carol", ("allies", "ussr"), "player"), Seat("dave", ("axis", "italy"), "player"))
     state = RULESET.new_state(Setup("demo", roster, tables={"combat": COMBAT}))
     for name in ("sov_north", "ger_5", "ger_4"):
         del state.units[name]
-    state.units["ita_1"]["hex"] = position.hex_id("east_europe:4-1")
+    state.units["ita_1"]["hex"] = hex_id("east_europe:4-1")
     for player in ("alice", "dave"):
         play(state, {"player": player, "order": "pass"})
     play(state, {"player": "bob", "order": "pass"})

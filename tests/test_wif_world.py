@@ -47,7 +47,10 @@ def test_world_case(case):
     assert all(world.terrain[i] == "large_hexdot" for i in hexes(case.get("large", [])))
     for sea, names in case.get("ports", {}).items():
         assert world.seas[sea].ports == hexes(names), sea
-    assert all(world.terrain[i] == "none" for i in hexes(case.get("out_of_play", [])))
+    for hex_id in case.get("out_of_play", []):  # the id names no hex in this world
+        assert world.terrain[world.position[hex_id]] == "none"
+        with pytest.raises(UsageError, match=f"no hex '{hex_id}'"):
+            worlds.hex_named(world, hex_id)
 
 
 @pytest.mark.parametrize("case", ZOC_CASES, ids=[f"{c['id']} [{c['rule']}]" for c in ZOC_CASES])

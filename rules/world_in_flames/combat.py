@@ -7,6 +7,7 @@ its limits, face-up ones first (2.3.1)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from pbem.errors import IllegalOrder, UsageError
@@ -19,6 +20,7 @@ from .state import WifState
 
 RULE = "11.16"
 RESULTS = ("no_effect", "retreat", "defender_destroyed", "attacker_destroyed")
+MAX_FACES = 100
 
 
 def check_table(table: Mapping | None) -> None:
@@ -28,20 +30,26 @@ def check_table(table: Mapping | None) -> None:
                          "the seed): die = \"1d10\" and a result for each roll", rule=RULE, field="tables.combat")
     faces = _faces(table)
     try:
+        rows = tables.ranges(table)
         for roll in range(1, faces + 1):
             if tables.look_up(table, roll) not in RESULTS:
                 raise UsageError(f"tables.combat gives no result among {', '.join(RESULTS)} for a roll of {roll}",
                                  rule=RULE, field="tables.combat")
     except tables.TableError as exc:
         raise UsageError(f"tables.combat: {exc}", rule=RULE, field="tables.combat") from None
+    if rows[0][0] < 1 or rows[-1][1] > faces:
+        raise UsageError(f"tables.combat has a row beyond what a {table['die']} rolls", rule=RULE,
+                         field="tables.combat")
 
 
 def _faces(table: Mapping) -> int:
+    """One die of 2 to 100 faces: "1d10"."""
     die = str(table.get("die", ""))
-    if not (die.startswith("1d") and die[2:].isdigit() and int(die[2:]) > 1):
-        raise UsageError(f"tables.combat's die is one die such as \"1d10\", not {die!r}", rule=RULE,
-                         field="tables.combat")
-    return int(die[2:])
+    found = re.fullmatch(r"1d([0-9]{1,3})", die)
+    if not found or not 2 <= int(found.group(1)) <= MAX_FACES:
+        raise UsageError(f"tables.combat's die is one die of 2 to {MAX_FACES} faces such as \"1d10\", not {die!r}",
+                         rule=RULE, field="tables.combat")
+    return int(found.group(1))
 
 
 def defence(state: WifState, unit_id: str, in_supply: bool) -> int:
@@ -62,8 +70,8 @@ def enemies_in(state: WifState, situation: Situation, hex_text: str, side: str) 
 
 def attack(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
     """Declare an attack; its die comes at the entry's roll point (`resolve`)."""
-    target = position.hex_id(str(order["hex"]))
     world = worlds.for_options(options)
+    target = position.hex_id(world, str(order["hex"]))
     situation = position.situation(state, dict(options))
     defenders = enemies_in(state, situation, target, position.team(state, player))
     if not defenders:
@@ -174,7 +182,7 @@ def retreat(state: WifState, player: str, order: Mapping, options: Mapping[str, 
     if name not in mine:
         raise IllegalOrder(f"{name} is not among {player}'s units that must retreat ({', '.join(mine)})",
                            rule="11.16.5", field="unit")
-    into = position.hex_id(str(order["hex"]))
+    into = position.hex_id(worlds.for_options(options), str(order["hex"]))
     fits, over = retreat_hexes(state, name, options)
     if into not in fits + over:
         raise IllegalOrder(f"{name} cannot retreat into {into}: it may go to {', '.join(fits + over)}",
@@ -219,7 +227,7 @@ def destroy(state: WifState, player: str, order: Mapping, options: Mapping[str, 
     name = str(order["unit"])
     choices = _to_destroy(state, options)
     if name not in choices:
-        raise IllegalOrder(f"{name} is not to be destroyed now: {', '.join(choices)} first (face-up units before "
+        raise IllegalOrder(f"{name!r} is not to be destroyed now: {', '.join(choices)} first (face-up units before "
                            "face-down ones, of the kind over the limit)", rule=stacking.RULE, field="unit")
     _destroy_one(state, name, options)
     settle(state, options)
@@ -271,7 +279,7 @@ def overrun(state: WifState, player: str, order: Mapping, options: Mapping[str, 
     side's supply checked now (2.4.1), and move in."""
     names = position.distinct([str(u) for u in order["units"]], "11.12", "units")
     world = worlds.for_options(options)
-    target = position.hex_id(str(order["hex"]))
+    target = position.hex_id(world, str(order["hex"]))
     supplied = readiness.supplied(state, options)
     where = _overrunning(state, player, names, supplied)
     if world.position[target] not in world.neighbours[world.position[where]]:

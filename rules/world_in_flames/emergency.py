@@ -29,6 +29,8 @@ def announce(state: WifState, player: str, order: Mapping, options: Mapping[str,
     if hq in state.emergency:
         raise IllegalOrder(f"{hq} already gives emergency supply this impulse", rule=RULE, field="hq")
     units = position.distinct([str(u) for u in order["units"]], RULE, "units")
+    if not units:
+        raise IllegalOrder(f"name the units {hq} supplies (units=...)", rule=RULE, field="units")
     limit = int(known.get("reorganisation", 0))
     if len(units) > limit:
         raise IllegalOrder(f"{hq} supplies {limit} units at most (its reorganisation value)", rule=RULE, field="units")

@@ -58,7 +58,7 @@ def _march(state: WifState, unit_id: str, path: list[str], options: Mapping[str,
     zone = supply.enemy_zoc(situation, side)
     here, spent = world.position[unit["hex"]], 0
     for step, text in enumerate(path):
-        there = world.position[position.hex_id(text, "path")]
+        there = world.position[position.hex_id(world, text, "path")]
         if step and here in zone:
             raise IllegalOrder(f"{unit_id} stops on entering an enemy ZOC at {world.ids[here]}", rule="11.11",
                                field="path")
@@ -71,7 +71,7 @@ def _march(state: WifState, unit_id: str, path: list[str], options: Mapping[str,
     check_stacking(state, situation, unit_id, world.ids[here], options, "path")
     unit["hex"] = world.ids[here]
     for text in path:
-        take_control(state, situation, world.position[position.hex_id(text)], unit["country"])
+        take_control(state, situation, world.position[position.hex_id(world, text)], unit["country"])
 
 
 def _rebase(state: WifState, unit_id: str, path: list[str], options: Mapping[str, bool]) -> None:
@@ -86,7 +86,7 @@ def _rebase(state: WifState, unit_id: str, path: list[str], options: Mapping[str
     situation = position.situation(state, dict(options))
     here = world.position[unit["hex"]]
     for text in path:
-        there = world.position[position.hex_id(text, "path")]
+        there = world.position[position.hex_id(world, text, "path")]
         if there not in world.neighbours[here]:
             raise IllegalOrder(f"{world.ids[there]} is not adjacent to {world.ids[here]}", rule="2.1.1", field="path")
         here = there
@@ -223,10 +223,13 @@ def _into_port(state: WifState, situation: Situation, unit_id: str, text: str, l
                options: Mapping[str, bool]) -> None:
     world = situation.world
     unit = state.units[unit_id]
-    where = world.position[position.hex_id(text, "path")]
-    if not last or "sea" not in unit or where not in world.seas[unit["sea"]].ports:
-        raise IllegalOrder(f"{text} is not a port on {unit.get('sea', 'the sea area it sails')}: a naval unit ends "
-                           "its move in one", rule=RULE, field="path")
+    where = world.position[position.hex_id(world, text, "path")]
+    if "sea" not in unit or where not in world.seas[unit["sea"]].ports:
+        raise IllegalOrder(f"{text} is not a port on {unit.get('sea', 'the sea area it sails')}", rule=RULE,
+                           field="path")
+    if not last:
+        raise IllegalOrder(f"a naval unit ends its move in a port: {text} must be the last place of the path",
+                           rule=RULE, field="path")
     check_stacking(state, situation, unit_id, world.ids[where], options, "path")
     unit.pop("sea")
     unit["hex"] = world.ids[where]

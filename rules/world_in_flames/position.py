@@ -91,11 +91,11 @@ def distinct(names: list[str], rule: str, field: str) -> list[str]:
     return names
 
 
-def hex_id(text: str, field: str = "hex") -> str:
-    """A hex as a player names it: its name or id; IllegalOrder naming the nearest otherwise."""
+def hex_id(world: worlds.World, text: str, field: str = "hex") -> str:
+    """A hex of this world as a player names it: its name or id; IllegalOrder naming the nearest
+    otherwise."""
     from pbem.errors import UsageError
 
-    world = worlds.load()
     try:
         return world.ids[worlds.hex_named(world, text)]
     except UsageError as exc:

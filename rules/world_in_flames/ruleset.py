@@ -130,5 +130,6 @@ def _check_seat(player: str, sides: tuple[str, ...], powers: Mapping[str, str], 
             raise UsageError(f"{player}'s power {power!r} is not a major power of the {sides[0]} in this scenario "
                              f"({', '.join(p for p, s in powers.items() if s == sides[0])})", field="sides")
         if power in seen:
-            raise UsageError(f"{power} is commanded by both {seen[power]} and {player}", field="sides")
+            raise UsageError(f"{power} is commanded by both {seen[power]} and {player}" if seen[power] != player
+                             else f"{player} names {power} twice", field="sides")
         seen[power] = player

@@ -28,7 +28,7 @@ def impulse_data(state: WifState, options: Mapping[str, bool]) -> dict:
                     "emergency": any(name in given for given in state.emergency.values())}
              for name, u in state.units.items()}
     return {"impulse": state.impulse, "impulses": state.impulses, "side": state.side,
-            "acting": impulses.acting(state), "last": state.last.get("text", ""), "units": units,
+            "acting": impulses.deciding(state), "last": state.last.get("text", ""), "units": units,
             "destroyed": state.destroyed, "attack": state.attack, "retreat": state.retreat,
             "overstack": state.overstack, "emergency": state.emergency}
 
@@ -105,6 +105,7 @@ def render_hex(data: dict):
 def supply_data(state: WifState, options: Mapping[str, bool], power: str = "") -> dict:
     situation = position.situation(state, dict(options))
     supplied = readiness.supplied(state, options)
+    power = power.strip().lower()
     found = {}
     for name, u in state.units.items():
         if power and power not in (u["country"], situation.major_of(u["country"])):
@@ -115,7 +116,8 @@ def supply_data(state: WifState, options: Mapping[str, bool], power: str = "") -
                        "length": 0 if unit.sea else charts.path_length(situation.weather_at(unit.hex)),
                        "path": [] if unit.sea else supply.explain(situation, unit)}
     if power and not found:
-        raise UsageError(f"no unit of {power!r} (powers: {', '.join(sorted(situation.sides))})", field="power")
+        known = sorted({*situation.sides, *(u["country"] for u in state.units.values())})
+        raise UsageError(f"no unit of {power!r} (powers and countries: {', '.join(known)})", field="power")
     return {"power": power, "units": found}
 
 
@@ -143,6 +145,8 @@ def _step_line(step: dict) -> str:
 
 def sea_data(state: WifState, options: Mapping[str, bool], name: str) -> dict:
     world = worlds.for_options(options)
+    if not name:
+        raise UsageError("show sea needs a sea area: pbem show sea black_sea", field="sea")
     if name not in world.seas:
         import difflib
 

@@ -419,13 +419,13 @@ def _on_edge(grid: Grid, index: int) -> bool:
 
 def hex_named(world: World, text: str) -> int:
     """A hex by its name, its id ("east_europe:3-2") or an off-map hex's id; UsageError naming the
-    nearest otherwise."""
+    nearest otherwise, and for a cell that is no hex (a gap in a map, a map out of play)."""
     wanted = text.strip().lower()
-    if wanted in world.names:
-        return world.names[wanted]
-    if wanted in world.position:
-        return world.position[wanted]
+    found = world.names.get(wanted, world.position.get(wanted))
+    if found is not None and world.terrain[found] != "none":  # "none": no hex, or a map out of play
+        return found
     import difflib
 
-    near = difflib.get_close_matches(wanted, [*world.names, *world.ids], n=1)
+    known = [name for name, i in [*world.names.items(), *world.position.items()] if world.terrain[i] != "none"]
+    near = difflib.get_close_matches(wanted, known, n=1)
     raise UsageError(f"no hex {text!r}" + (f"; did you mean {near[0]}?" if near else ""), field="hex")
