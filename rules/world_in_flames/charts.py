@@ -26,17 +26,17 @@ def fact(table: str, key: str):
 
 def movement_cost(terrain: str) -> int:
     """The movement points a land unit spends to enter a hex of this terrain (the terrain chart)."""
-    costs = fact("terrain_chart", "movement")
-    if terrain not in costs:
-        raise datafile.DataFileError(f"tables.toml: terrain_chart gives no movement cost for {terrain!r}",
-                                     field="terrain_chart")
-    return int(costs[terrain])
+    return _entry("terrain_chart", "movement", terrain)
 
 
 def path_length(weather: str) -> int:
     """The hexes a supply path may count in this weather (8.2.2)."""
-    lengths = fact("supply_path_length", "length")
-    if weather not in lengths:
-        raise datafile.DataFileError(f"tables.toml: supply_path_length (8.2.2) gives no length for {weather!r}",
-                                     field="supply_path_length")
-    return int(lengths[weather])
+    return _entry("supply_path_length", "length", weather)
+
+
+def _entry(table: str, field: str, key: str) -> int:
+    values = fact(table, field)
+    if key not in values:
+        raise datafile.DataFileError(f"tables.toml: {table} ({tables()[table].get('rule', 'its rule')}) gives no "
+                                     f"{field} for {key!r}", field=table)
+    return int(values[key])
