@@ -70,3 +70,15 @@ def test_supply_case(case):
     for step in case.get("then", []):
         facts = merged(facts, step)
         check(facts, step)
+
+
+def test_a_fact_the_seed_lacks_is_data_and_its_absence_names_its_rule():
+    from pbem.rules.world_in_flames import charts
+
+    from pbem.datafile import DataFileError
+
+    assert (charts.path_length("fine"), charts.path_length("blizzard"), charts.movement_cost("mountain")) == (4, 2, 2)
+    with pytest.raises(DataFileError, match=r"supply_path_length \(8\.2\.2\) gives no length for 'hail'"):
+        charts.path_length("hail")
+    with pytest.raises(DataFileError, match=r"terrain_chart \(terrain chart, 11\) gives no movement for 'glacier'"):
+        charts.movement_cost("glacier")
