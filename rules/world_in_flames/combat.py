@@ -191,6 +191,8 @@ def retreat(state: WifState, player: str, order: Mapping, options: Mapping[str, 
         raise IllegalOrder(f"{into} would be overstacked and {', '.join(fits)} is open: no voluntary overstack",
                            rule=stacking.RULE, field="hex")
     _retreat(state, name, into)
+    if state.retreat:  # a hex this retreat filled may have been another unit's last
+        _destroy_the_trapped(state, options)
     settle(state, options)
 
 
@@ -262,7 +264,13 @@ def settle(state: WifState, options: Mapping[str, bool]) -> None:
         if state.retreat and retreating(state)[0] not in active:
             for name in retreating(state)[1]:
                 fits, over = retreat_hexes(state, name, options)
-                _retreat(state, name, (sorted(fits) or sorted(over))[0])
+                if fits or over:
+                    _retreat(state, name, (sorted(fits) or sorted(over))[0])
+                    continue
+                _destroy(state, [name])  # nowhere left to go (W17)
+                state.retreat["units"].remove(name)
+                if not state.retreat["units"]:
+                    state.retreat = {}
             continue
         _find_overstack(state, options)
         if state.overstack and state.overstack["player"] not in active:
