@@ -106,3 +106,20 @@ def test_each_player_retreats_his_own_units():
     assert RULESET.pending(state).players == ("dave",)
     play(state, {"player": "dave", "order": "retreat unit=ita_1 hex=east_europe:5-0"})
     assert state.units["ita_1"]["hex"] == state.units["ger_3"]["hex"] == "east_europe:5-0"
+
+
+def test_a_retreat_that_fills_anothers_last_hex_destroys_the_other():
+    """W17: an Indian and a Soviet corps (whose powers do not co-operate) attacked together in
+    east_europe:7-1 have one hex to retreat into, Persian asia:0-1; once bob's corps is there,
+    carol's cannot stack with it and, with nowhere left to go, is destroyed."""
+    state = start({"weather": {"temperate": "fine"},
+                   "remove": ["sov_north", "sov_front", "sov_odessa_1", "sov_odessa_2"],
+                   "place": {"ind_1": "east_europe:7-1", "ger_2": "east_europe:6-1", "ger_5": "east_europe:3-1"},
+                   "add": [{"id": "sov_east", "type": "infantry_corps", "country": "ussr", "hex": "east_europe:7-1"},
+                           {"id": "ger_hq_2", "type": "hq", "country": "germany", "hex": "east_europe:6-1"}],
+                   "control": {"east_europe:6-1": "germany", "east_europe:5-1": "germany"}})
+    play(state, {"player": "alice", "order": "attack hex=east_europe:7-1 units=ger_2", "dice": [7]})
+    assert RULESET.pending(state).players == ("bob",)
+    play(state, {"player": "bob", "order": "retreat unit=ind_1 hex=asia:0-1"})
+    assert "sov_east" in state.destroyed and not state.retreat
+    assert RULESET.pending(state).players == ("alice",)
