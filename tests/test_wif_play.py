@@ -108,17 +108,31 @@ def test_each_player_retreats_his_own_units():
     assert state.units["ita_1"]["hex"] == state.units["ger_3"]["hex"] == "east_europe:5-0"
 
 
-def test_a_retreat_that_fills_anothers_last_hex_destroys_the_other():
-    """W17: an Indian and a Soviet corps (whose powers do not co-operate) attacked together in
-    east_europe:7-1 have one hex to retreat into, Persian asia:0-1; once bob's corps is there,
-    carol's cannot stack with it and, with nowhere left to go, is destroyed."""
-    state = start({"weather": {"temperate": "fine"},
+def retreat_into_persia(resigned: list[str]):
+    """An Indian and a Soviet corps in east_europe:7-1 attacked by a German corps beside them."""
+    state = start({"weather": {"temperate": "fine"}, "resigned": resigned,
                    "remove": ["sov_north", "sov_front", "sov_odessa_1", "sov_odessa_2"],
                    "place": {"ind_1": "east_europe:7-1", "ger_2": "east_europe:6-1", "ger_5": "east_europe:3-1"},
                    "add": [{"id": "sov_east", "type": "infantry_corps", "country": "ussr", "hex": "east_europe:7-1"},
                            {"id": "ger_hq_2", "type": "hq", "country": "germany", "hex": "east_europe:6-1"}],
                    "control": {"east_europe:6-1": "germany", "east_europe:5-1": "germany"}})
     play(state, {"player": "alice", "order": "attack hex=east_europe:7-1 units=ger_2", "dice": [7]})
+    return state
+
+
+def test_a_retreat_settled_for_a_resigned_player_leaves_nobody_stuck():
+    """W15: bob has resigned, so his corps retreats at once into the one open hex; carol's corps,
+    which cannot stack with it, has nowhere left and is destroyed: alice plays on."""
+    state = retreat_into_persia(["bob"])
+    assert state.units["ind_1"]["hex"] == "asia:0-1" and "sov_east" in state.destroyed
+    assert not state.retreat and RULESET.pending(state).players == ("alice",)
+
+
+def test_a_retreat_that_fills_anothers_last_hex_destroys_the_other():
+    """W17: an Indian and a Soviet corps (whose powers do not co-operate) attacked together in
+    east_europe:7-1 have one hex to retreat into, Persian asia:0-1; once bob's corps is there,
+    carol's cannot stack with it and, with nowhere left to go, is destroyed."""
+    state = retreat_into_persia([])
     assert RULESET.pending(state).players == ("bob",)
     play(state, {"player": "bob", "order": "retreat unit=ind_1 hex=asia:0-1"})
     assert "sov_east" in state.destroyed and not state.retreat

@@ -113,10 +113,20 @@ def test_a_broken_world_file_is_refused_with_its_fault(monkeypatch, change, word
     data = copy.deepcopy(datafile.load("pbem.rules.world_in_flames", "world.toml"))
     change(data)
     monkeypatch.setattr(datafile, "load", lambda package, name: data)
-    worlds.load.cache_clear()
+    worlds._compiled.cache_clear()
     try:
         with pytest.raises(datafile.DataFileError, match=re.escape(words)):
             worlds.load()
     finally:
         monkeypatch.undo()
-        worlds.load.cache_clear()
+        worlds._compiled.cache_clear()
+
+
+def test_a_shared_hex_is_named_by_both_ids_and_keeps_its_own():
+    """AfA option 1: africa:4-1 is asia:0-3; the Asian id stays the hex's id, and the African one
+    is no name of it (show hex and supply paths name it asia:0-3)."""
+    world = worlds.load(frozenset({"option_1_afa"}))
+    here = worlds.hex_named(world, "AFRICA:4-1")
+    assert world.ids[here] == "asia:0-3" and here == worlds.hex_named(world, "asia:0-3")
+    assert "africa:4-1" not in world.names and world.aliases == {"africa:4-1": here,
+                                                                   "africa:4-2": world.position["asia:0-4"]}

@@ -36,7 +36,7 @@ def path_length(weather: str) -> int:
 
 def _entry(table: str, field: str, key: str) -> int:
     values = fact(table, field)
-    if key not in values:
+    if type(values.get(key)) is not int:
         raise datafile.DataFileError(f"tables.toml: {table} ({tables()[table].get('rule', 'its rule')}) gives no "
                                      f"{field} for {key!r}", field=table)
-    return int(values[key])
+    return values[key]

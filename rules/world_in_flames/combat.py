@@ -31,15 +31,13 @@ def check_table(table: Mapping | None) -> None:
     faces = _faces(table)
     try:
         rows = tables.ranges(table)
-        for roll in range(1, faces + 1):
-            if tables.look_up(table, roll) not in RESULTS:
-                raise UsageError(f"tables.combat gives no result among {', '.join(RESULTS)} for a roll of {roll}",
-                                 rule=RULE, field="tables.combat")
     except tables.TableError as exc:
         raise UsageError(f"tables.combat: {exc}", rule=RULE, field="tables.combat") from None
-    if rows[0][0] < 1 or rows[-1][1] > faces:
-        raise UsageError(f"tables.combat has a row beyond what a {table['die']} rolls", rule=RULE,
-                         field="tables.combat")
+    for roll in range(1, faces + 1):
+        result = next((found for low, high, found in rows if low <= roll <= high), None)
+        if result not in RESULTS:
+            raise UsageError(f"tables.combat gives no result among {', '.join(RESULTS)} for a roll of {roll}",
+                             rule=RULE, field="tables.combat")
 
 
 def _faces(table: Mapping) -> int:
@@ -208,9 +206,10 @@ def _retreat(state: WifState, name: str, into: str) -> None:
 
 def _find_overstack(state: WifState, options: Mapping[str, bool]) -> None:
     """2.3.1, checked after every retreat: the first overstacked hex (in id order) waits for its
-    owner to destroy units."""
-    if state.overstack:
+    owner to destroy units; one no longer overstacked waits no more."""
+    if state.overstack and moves.overstacked(state, state.overstack["hex"], options):
         return
+    state.overstack = {}
     for hex_text in sorted({u["hex"] for u in state.units.values() if "hex" in u}):
         if moves.overstacked(state, hex_text, options):
             state.overstack = {"hex": hex_text, "player": hex_owner(state, hex_text, options)}
@@ -261,6 +260,14 @@ def settle(state: WifState, options: Mapping[str, bool]) -> None:
     overstack is looked for."""
     active = [p for p in state.setup.players if p not in state.resigned]
     while True:
+        _find_overstack(state, options)
+        if state.overstack and state.overstack["player"] not in active:
+            _destroy_one(state, sorted(_to_destroy(state, options))[0], options)
+            continue
+        if state.overstack:
+            return  # its owner decides first, as `pending` asks him
+        if state.retreat:
+            _destroy_the_trapped(state, options)
         if state.retreat and retreating(state)[0] not in active:
             for name in retreating(state)[1]:
                 fits, over = retreat_hexes(state, name, options)
@@ -271,10 +278,6 @@ def settle(state: WifState, options: Mapping[str, bool]) -> None:
                 state.retreat["units"].remove(name)
                 if not state.retreat["units"]:
                     state.retreat = {}
-            continue
-        _find_overstack(state, options)
-        if state.overstack and state.overstack["player"] not in active:
-            _destroy_one(state, sorted(_to_destroy(state, options))[0], options)
             continue
         return
 

@@ -12,6 +12,7 @@ from pbem.ruleset import View
 
 from . import charts, impulses, position, readiness, stacking, supply
 from . import world as worlds
+from .situation import NEUTRAL
 from .state import WifState
 
 
@@ -82,8 +83,8 @@ def hex_data(state: WifState, options: Mapping[str, bool], name: str) -> dict:
 
 
 def _friendly_port(situation, where: int) -> bool:
-    """A port counts as friendly to the side controlling it (its naval limit, 2.3.1)."""
-    return bool(situation.controller(where))
+    """A port counts as friendly to the side controlling it, a neutral's to nobody (2.3.1)."""
+    return situation.side_of(situation.controller(where)) != NEUTRAL if situation.controller(where) else False
 
 
 def render_hex(data: dict):
@@ -174,7 +175,7 @@ def all_views(state: WifState, options: Mapping[str, bool]) -> Mapping[str, View
         "impulse": View("the impulse: who acts, the last action, every unit with where it is, its face and supply",
                         lambda: impulse_data(state, options), render_impulse),
         "hex": View("one hex: terrain, country, control (and who held it this turn), units, whose ZOC, stacking",
-                    lambda name="": hex_data(state, options, name), render_hex),
+                    lambda *words: hex_data(state, options, " ".join(words)), render_hex),
         "supply": View("each unit's supply (of one power if named): its path hex by hex with what each counts, "
                        "the railway paths of its secondary sources, the overseas leg",
                        lambda power="": supply_data(state, options, power), render_supply),

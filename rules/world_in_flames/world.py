@@ -60,6 +60,7 @@ class World(NamedTuple):
     sea_of: dict[int, str]  # hex-dot -> its sea area
     passages: dict[frozenset[str], int]  # pair of sea areas -> the hex an SCS needs to pass (11.4.4)
     straits_sea: dict[tuple[int, int], str]  # a straits hexside's sea area (option 12)
+    aliases: dict[str, int]  # ids of cells that are another map's hex (AfA option 1's shared edge)
 
     def offmap(self, index: int) -> bool:
         return self.off_map[index]
@@ -101,16 +102,28 @@ class _Hexes:
         self.region.append(region)
 
 
-@cache
 def load(options: frozenset[str] = frozenset()) -> World:
     """The sample world of data/world.toml with the maps these option 1 parts bring in, compiled
     once for each set of them."""
+    return _compiled(options)
+
+
+@cache
+def _compiled(options: frozenset[str]) -> World:
     return compile_world(datafile.load(__package__, "world.toml"), options)
 
 
 def for_options(options: Mapping[str, object]) -> World:
-    """The world a game's options play on (option 1's maps and joins, 2.1.1, 2.1.4)."""
-    return load(frozenset(name for name, value in options.items() if name.startswith("option_1_") and value is True))
+    """The world a game's options play on (option 1's maps and joins, 2.1.1, 2.1.4): one world for
+    every set of the options the world's data names."""
+    return load(frozenset(name for name, value in options.items() if value is True and name in _named_options()))
+
+
+@cache
+def _named_options() -> frozenset[str]:
+    data = datafile.load(__package__, "world.toml")
+    return frozenset(facts[key] for table in (data["maps"].values(), data.get("joins", []))
+                     for facts in table for key in ("option", "unless") if key in facts)
 
 
 def compile_world(data: dict, options: frozenset[str] = frozenset()) -> World:
@@ -140,13 +153,12 @@ def compile_world(data: dict, options: frozenset[str] = frozenset()) -> World:
         links[b].add(a)
     _edge_dots(data, grids, hexes, links, options)
     names = {name.lower(): _hex(position, hex_id) for name, hex_id in data.get("names", {}).items()}
-    names.update(aliases)
     for kind in ("rails", "roads"):
         _lines(data.get(kind, []), kind[:-1], position, links, features)
-    return _freeze(data, hexes, codes, position, names, links, features, straits)
+    return _freeze(data, hexes, codes, position, names, links, features, straits, aliases)
 
 
-def _freeze(data, hexes: _Hexes, codes, position, names, links, features, straits) -> World:
+def _freeze(data, hexes: _Hexes, codes, position, names, links, features, straits, aliases) -> World:
     places = {key: frozenset(i for i in (_hex(position, text) for text in data.get("places", {}).get(key, []))
                              if hexes.terrain[i] != "none")  # none: on a map out of play
               for key in ("cities", "major_ports", "minor_ports", "coastal", "iced_in")}
@@ -164,7 +176,7 @@ def _freeze(data, hexes: _Hexes, codes, position, names, links, features, strait
                  pairs, names, position, places["cities"], places["major_ports"], places["minor_ports"],
                  places["coastal"] | frozenset(on_coast) | shores, places["iced_in"], railway,
                  _countries(data, lookup), seas,
-                 sea_of, _passages(data, lookup), straits)
+                 sea_of, _passages(data, lookup), straits, aliases)
 
 
 def _region_codes(data) -> dict[str, tuple[str, str]]:
@@ -421,7 +433,7 @@ def hex_named(world: World, text: str) -> int:
     """A hex by its name, its id ("east_europe:3-2") or an off-map hex's id; UsageError naming the
     nearest otherwise, and for a cell that is no hex (a gap in a map, a map out of play)."""
     wanted = text.strip().lower()
-    found = world.names.get(wanted, world.position.get(wanted))
+    found = world.names.get(wanted, world.aliases.get(wanted, world.position.get(wanted)))
     if found is not None and world.terrain[found] != "none":  # "none": no hex, or a map out of play
         return found
     import difflib
