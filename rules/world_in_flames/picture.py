@@ -8,7 +8,7 @@ small dot of the side exerting it. Units are counters (a square in their side's 
 face-down, with the unit's name). The supply path of the unit that acted last is a green line
 from it to its primary source (grey where it runs as a railway path), and its hex is ringed.
 
-Size: the sample world is about 60 KB. A map bigger than `WINDOW` hexes, or a `focus`, draws a
+Size: the sample world is about 40 KB. A map bigger than `WINDOW` hexes, or a `focus`, draws a
 window instead: the hexes within `RADIUS` hex steps of the focus (or of the last action).
 Deterministic: hexes in world order, units by name, integer arithmetic only."""
 
