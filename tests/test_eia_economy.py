@@ -23,38 +23,24 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from eia_cases import assert_refused_at_sealing, play
+from eia_cases import PLAYERS, RULESET, assert_refused_at_sealing, play, position
 from pbem.rules.empires_in_arms import schedule, sequence
-from pbem.rules.empires_in_arms.state import Corps
 
-from pbem import ruleset as rulesets
 from pbem.errors import IllegalOrder
-from pbem.ruleset import Seat, Setup
 
 CASES = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "economy.toml").read_text())["case"]
-RULESET = rulesets.load("empires_in_arms")
-PLAYERS = {"alice": ["france"], "bob": ["britain"], "carol": ["russia"]}
 
 
 def start(case: dict):
-    players = {**PLAYERS, **case.get("position", {}).get("players", {})}
-    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in players.items())
-    state = RULESET.new_state(Setup(case.get("scenario", "demo"), roster))
-    position = case.get("position", {})
-    state.powers["austria"].status, state.powers["austria"].controller = "active", "britain"
-    state.start = schedule.when(position.get("start", "1805-03"))
-    state.turn = position.get("turn", 1)
-    for power, facts in position.get("powers", {}).items():
-        for key, value in facts.items():
-            setattr(state.powers[power], key, None if value == "none" else value)
-    if "wars" in position:
-        state.wars = sorted(sorted(pair) for pair in position["wars"])
-    state.must_accept_peace = position.get("must_accept_peace", [])
-    for name, facts in position.get("corps", {}).items():
-        state.corps[name] = Corps(facts["power"], facts["kind"], facts["area"], dict(facts["factors"]))
+    facts = case.get("position", {})
+    state = position(case, players={**PLAYERS, **facts.get("players", {})}, scenario=case.get("scenario", "demo"),
+                     austria_active=True)
+    state.start = schedule.when(facts.get("start", "1805-03"))
+    state.turn = facts.get("turn", 1)
+    state.must_accept_peace = facts.get("must_accept_peace", [])
     state.control.update(case.get("control", {}))
     schedule.arrive(state, sequence.month(state))  # as the turn opens
-    sequence.open_step(state, position.get("step", "political_combinations"))
+    sequence.open_step(state, facts.get("step", "political_combinations"))
     return state
 
 

@@ -20,40 +20,20 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from eia_cases import play
-from pbem.rules.empires_in_arms import land, units
-from pbem.rules.empires_in_arms.state import Corps, Leader
+from eia_cases import RULESET, play, position
+from pbem.rules.empires_in_arms import land
 
-from pbem import ruleset as rulesets
 from pbem.errors import IllegalOrder
-from pbem.ruleset import Chance, Seat, Setup
+from pbem.ruleset import Chance
 
 CASES = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "land.toml").read_text())["case"]
-RULESET = rulesets.load("empires_in_arms")
-PLAYERS = {"alice": ["france"], "bob": ["britain"], "carol": ["russia"]}
 
 
 def start(case: dict):
-    position = case.get("position", {})
-    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in PLAYERS.items())
-    state = RULESET.new_state(Setup("demo", roster, options=position.get("options", {})))
+    state = position(case, austria_active=True)
     state.turn, state.step = 1, "land"
-    state.powers["austria"].status, state.powers["austria"].controller = "active", "britain"
-    for power, facts in position.get("powers", {}).items():
-        for key, value in facts.items():
-            setattr(state.powers[power], key, value)
-    if "wars" in position:
-        state.wars = sorted(sorted(pair) for pair in position["wars"])
-    for name in position.get("removed", []):
-        state.corps.pop(name, None)
-        state.leaders.pop(name, None)
-    for name, facts in position.get("corps", {}).items():
-        state.corps[name] = Corps(facts["power"], facts["kind"], facts["area"], dict(facts["factors"]),
-                                  facts.get("origin", ""))
-    for name, area in position.get("leaders", {}).items():
-        state.leaders[name] = Leader(units.leader(name)["power"], area)
-    land.start(state, position.get("phasing", "france"))
-    for name, leader in position.get("reacted_with", {}).items():
+    land.start(state, case.get("position", {}).get("phasing", "france"))
+    for name, leader in case.get("position", {}).get("reacted_with", {}).items():
         state.corps[name].reacted_with = leader
     return state
 

@@ -13,37 +13,18 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from eia_cases import assert_refused_at_sealing
-from pbem.rules.empires_in_arms.state import Corps
+from eia_cases import PLAYERS, RULESET, assert_refused_at_sealing, position
 
-from pbem import ruleset as rulesets
 from pbem.dice import FixedDice
 from pbem.ruleset import Chance, Decision, Seat, Setup
 
 CASES = tomllib.loads((Path(__file__).parent / "cases" / "empires_in_arms" / "ump_control.toml").read_text())["case"]
-RULESET = rulesets.load("empires_in_arms")
-PLAYERS = {"alice": ["france"], "bob": ["britain"], "carol": ["russia"]}
 
 
 def start(case: dict):
-    players = case.get("players", PLAYERS)
-    roster = tuple(Seat(name, tuple(sides), "player") for name, sides in players.items())
-    state = RULESET.new_state(Setup("demo", roster, tables=case.get("tables", {})))
-    position = case.get("position", {})
-    state.turn = position.get("turn", state.turn)
-    state.bourbon = position.get("bourbon", state.bourbon)
-    for power, facts in position.get("powers", {}).items():
-        for key, value in facts.items():
-            setattr(state.powers[power], key, value)
-    for key in ("wars", "alliances"):
-        if key in position:
-            setattr(state, key, sorted(sorted(pair) for pair in position[key]))
-    state.surrendered = position.get("surrendered", state.surrendered)
-    state.control.update(position.get("control", {}))
-    for area, held in position.get("forces", {}).items():  # one infantry corps a power, replacing those there
-        state.corps = {name: unit for name, unit in state.corps.items() if unit.area != area or unit.power not in held}
-        for power, strength in held.items():
-            state.corps[f"{power}_in_{area}"] = Corps(power, "infantry", area, {"infantry": strength})
+    state = position(case, players=case.get("players", PLAYERS))
+    state.turn = case.get("position", {}).get("turn", state.turn)
+    state.bourbon = case.get("position", {}).get("bourbon", state.bourbon)
     return state
 
 
