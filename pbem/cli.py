@@ -1395,7 +1395,8 @@ def _ruleset_lines(data: dict):
 
 @app.command("demo")
 def demo(
-    game: str = typer.Argument("freeform", help="Which game: freeform, paths-of-glory or empires-in-arms."),
+    game: str = typer.Argument("freeform", help="Which game: freeform, paths-of-glory, empires-in-arms or "
+                               "world-in-flames."),
     keep: Optional[Path] = typer.Option(None, "--keep", help="Keep the players' directories here."),
 ) -> None:
     """Play a game's script between its players, each in his own directory; verify it, show the report."""

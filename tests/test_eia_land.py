@@ -142,12 +142,19 @@ def test_a_player_resigns_while_his_reaction_die_is_due():
     assert RULESET.pending(state).players == ("alice",)
 
 
-def test_the_mover_resigns_during_an_overrun_choice():
+def overrun_in_munich(strength: int):
+    """France's fr_1 of `strength` moves from Paris into Munich and overruns Austria's au_3 (3)
+    there, Charles and the Austrian cavalry out of the way: 15 sweeps it (5 to 1), 14 does not."""
     state = start({"position": {"removed": ["au_cav", "charles"], "corps": {
-        "fr_1": {"power": "france", "kind": "infantry", "area": "paris", "factors": {"infantry": 15}},
+        "fr_1": {"power": "france", "kind": "infantry", "area": "paris", "factors": {"infantry": strength}},
         "au_3": {"power": "austria", "kind": "infantry", "area": "munich", "factors": {"infantry": 3}}}}})
     play(state, [{"player": "alice", "kind": "move", "units": ["fr_1"], "path": ["munich"]},
                  {"player": "alice", "kind": "overrun", "area": "munich"}])
+    return state
+
+
+def test_the_mover_resigns_during_an_overrun_choice():
+    state = overrun_in_munich(15)
     RULESET.resign(state, "alice")
     play(state, [{"player": "bob", "kind": "overrun_losses", "fate": "surrendered"}])
     assert "au_3" not in state.corps and state.phasing == "russia"

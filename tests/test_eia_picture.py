@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import pbem_on
 from pbem.rules.empires_in_arms.picture import COLOURS, DONE, FAILED, FREE
-from test_eia_land import play, start
+from test_eia_land import overrun_in_munich, play, start
 
 from pbem import ruleset as rulesets
 from pbem.errors import UsageError
@@ -47,11 +47,7 @@ def test_areas_by_holder_units_and_an_interception():
 
 
 def test_a_failed_overrun_is_ringed_red_and_focus_draws_a_window():
-    state = start({"position": {"removed": ["au_cav", "charles"], "corps": {
-        "fr_1": {"power": "france", "kind": "infantry", "area": "paris", "factors": {"infantry": 14}},
-        "au_3": {"power": "austria", "kind": "infantry", "area": "munich", "factors": {"infantry": 3}}}}})
-    play(state, [{"player": "alice", "kind": "move", "units": ["fr_1"], "path": ["munich"]},
-                 {"player": "alice", "kind": "overrun", "area": "munich"}])
+    state = overrun_in_munich(14)
     whole, window = RULESET.picture(state), RULESET.picture(state, "Munich")
     assert shapes(whole)["last-overrun"].get("stroke") == FAILED
     drawn = {key for key in shapes(window) if key.startswith("area-")}

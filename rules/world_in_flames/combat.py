@@ -15,7 +15,6 @@ from pbem.errors import IllegalOrder, UsageError
 from ..common import tables
 from . import charts, kinds, moves, position, readiness, stacking, supply
 from . import world as worlds
-from .situation import NEUTRAL, Situation
 from .state import WifState
 
 RULE = "11.16"
@@ -58,12 +57,6 @@ def defence(state: WifState, unit_id: str, in_supply: bool) -> int:
     return int(known["strength"])
 
 
-def enemies_in(state: WifState, situation: Situation, hex_text: str, side: str) -> list[str]:
-    return [name for name, u in state.units.items() if u.get("hex") == hex_text
-            and position.facts(state, name)["kind"] in kinds.LAND and situation.side_of(u["country"]) not in
-            (side, NEUTRAL)]
-
-
 # ---------------------------------------------------------------------------------- attack
 
 def attack(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
@@ -71,7 +64,7 @@ def attack(state: WifState, player: str, order: Mapping, options: Mapping[str, b
     world = worlds.for_options(options)
     target = position.hex_id(world, str(order["hex"]))
     situation = position.situation(state, dict(options))
-    defenders = enemies_in(state, situation, target, position.team(state, player))
+    defenders = situation.enemy_land_units(world.position[target], position.team(state, player))
     if not defenders:
         raise IllegalOrder(f"{target} holds no enemy land unit", rule=RULE, field="hex")
     units = position.distinct([str(u) for u in order["units"]], RULE, "units")
@@ -101,7 +94,8 @@ def resolve(state: WifState, dice, options: Mapping[str, bool]) -> None:
     supplied = readiness.supplied(state, options)
     attackers = [u for u in record["units"] if u in state.units and supplied[u]]
     situation = position.situation(state, dict(options))
-    defenders = enemies_in(state, situation, record["hex"], position.team(state, record["player"]))
+    defenders = situation.enemy_land_units(situation.world.position[record["hex"]],
+                                           position.team(state, record["player"]))
     roll = dice.roll(_faces(table), f"attack on {record['hex']}", RULE)
     if not attackers or not defenders:
         state.last = {"text": f"the attack on {record['hex']} falls through: "
@@ -207,19 +201,16 @@ def _retreat(state: WifState, name: str, into: str) -> None:
 def _find_overstack(state: WifState, options: Mapping[str, bool]) -> None:
     """2.3.1, checked after every retreat: the first overstacked hex (in id order) waits for its
     owner to destroy units; one no longer overstacked waits no more."""
-    if state.overstack and moves.overstacked(state, state.overstack["hex"], options):
+    situation = position.situation(state, dict(options))
+    if state.overstack and moves.overstacked(state, situation, state.overstack["hex"], options):
         return
     state.overstack = {}
     for hex_text in sorted({u["hex"] for u in state.units.values() if "hex" in u}):
-        if moves.overstacked(state, hex_text, options):
-            state.overstack = {"hex": hex_text, "player": hex_owner(state, hex_text, options)}
+        if moves.overstacked(state, situation, hex_text, options):
+            owner = situation.controller(situation.world.position[hex_text])
+            state.overstack = {"hex": hex_text, "player": position.commander(state, owner)}
             state.last["text"] += f"; {hex_text} is overstacked: its owner destroys units (2.3.1)"
             return
-
-
-def hex_owner(state: WifState, hex_text: str, options: Mapping[str, bool]) -> str:
-    situation = position.situation(state, dict(options))
-    return position.commander(state, situation.controller(worlds.for_options(options).position[hex_text]))
 
 
 def destroy(state: WifState, player: str, order: Mapping, options: Mapping[str, bool]) -> None:
@@ -237,7 +228,7 @@ def destroy(state: WifState, player: str, order: Mapping, options: Mapping[str, 
 def _to_destroy(state: WifState, options: Mapping[str, bool]) -> list[str]:
     """The units the owner may destroy now: of the limit broken, face-up ones if any."""
     where = state.overstack["hex"]
-    limit = moves.overstacked(state, where, options)
+    limit = moves.overstacked(state, position.situation(state, dict(options)), where, options)
     present = [u for u, facts in state.units.items() if facts.get("hex") == where
                and stacking.of_limit(position.facts(state, u)["kind"]) == limit]
     face_up = [u for u in present if state.units[u]["face_up"]]
@@ -249,7 +240,7 @@ def _destroy_one(state: WifState, name: str, options: Mapping[str, bool]) -> Non
     _destroy(state, [name])
     state.last = {"text": f"{name} is destroyed to bring {where} within its stacking limits", "hex": where,
                   "unit": name}
-    if not moves.overstacked(state, where, options):
+    if not moves.overstacked(state, position.situation(state, dict(options)), where, options):
         state.overstack = {}
 
 
@@ -296,7 +287,7 @@ def overrun(state: WifState, player: str, order: Mapping, options: Mapping[str, 
     if world.position[target] not in world.neighbours[world.position[where]]:
         raise IllegalOrder(f"{target} is not adjacent to {where}", rule="11.12", field="hex")
     situation = position.situation(state, dict(options))
-    defenders = enemies_in(state, situation, target, situation.side_of(state.units[names[0]]["country"]))
+    defenders = situation.enemy_land_units(world.position[target], situation.side_of(state.units[names[0]]["country"]))
     if not defenders:
         raise IllegalOrder(f"{target} holds no enemy land unit", rule="11.12", field="hex")
     ratio = int(charts.fact("overrun", "ratio"))

@@ -22,16 +22,6 @@ def acting(state: WifState) -> str:
     return next((p for p in players_of(state, state.side) if p not in state.passed), "")
 
 
-def deciding(state: WifState) -> str:
-    """The player a decision waits for now: an overstack's owner, a retreating player, or the
-    player acting in the impulse ("" when dice are due or the game is over)."""
-    if state.attack or state.impulse > state.impulses:
-        return ""
-    if state.overstack:
-        return state.overstack["player"]
-    return combat.retreating(state)[0] if state.retreat else acting(state)
-
-
 def pending(state: WifState, options: Mapping[str, bool]):
     if state.attack:
         return Chance()

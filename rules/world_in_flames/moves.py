@@ -112,8 +112,7 @@ def _check_step(state: WifState, situation: Situation, unit_id: str, here: int, 
     owner = situation.controller(there)
     if situation.side_of(owner) == NEUTRAL and owner != country:
         raise IllegalOrder(f"{world.ids[there]} is neutral {owner}'s", rule="9", field="path")
-    enemies = [u.id for u in situation.units if u.hex == there and u.kind in kinds.LAND
-               and situation.side_of(u.country) not in (side, NEUTRAL)]
+    enemies = situation.enemy_land_units(there, side)
     if enemies:
         raise IllegalOrder(f"{world.ids[there]} holds enemy units ({', '.join(enemies)}): attack or overrun them",
                            rule="11.12", field="path")
@@ -141,14 +140,13 @@ def check_stacking(state: WifState, situation: Situation, unit_id: str, hex_text
 
 def check_left(state: WifState, hex_text: str | None, unit_id: str, options: Mapping[str, bool], field: str) -> None:
     """2.3.1: nor by leaving a hex (an HQ or an engineer raises its aircraft limit)."""
-    if hex_text and overstacked(state, hex_text, options):
+    if hex_text and overstacked(state, position.situation(state, dict(options)), hex_text, options):
         raise IllegalOrder(f"without {unit_id}, {hex_text} would be overstacked", rule=stacking.RULE, field=field)
 
 
-def overstacked(state: WifState, hex_text: str, options: Mapping[str, bool]) -> str | None:
+def overstacked(state: WifState, situation: Situation, hex_text: str, options: Mapping[str, bool]) -> str | None:
     """The limit (land, fort, aircraft, naval) the units in a hex break, or None."""
-    world = worlds.for_options(options)
-    situation = position.situation(state, dict(options))
+    world = situation.world
     where = world.position[hex_text]
     present = [name for name, u in state.units.items() if u.get("hex") == hex_text]
     owner = state.units[present[0]]["country"] if present else ""
@@ -156,9 +154,8 @@ def overstacked(state: WifState, hex_text: str, options: Mapping[str, bool]) -> 
                            friendly_port(situation, where, owner))
 
 
-def co_operating(state: WifState, hex_text: str, options: Mapping[str, bool]) -> bool:
+def co_operating(state: WifState, situation: Situation, hex_text: str) -> bool:
     """Whether every unit in a hex co-operates with every other (2.3.1)."""
-    situation = position.situation(state, dict(options))
     majors = {situation.major_of(u["country"]) for u in state.units.values() if u.get("hex") == hex_text}
     return all(majors <= situation.co_operators(major) for major in majors)
 

@@ -9,7 +9,7 @@ from pbem import datafile
 from pbem.errors import IllegalOrder
 
 from . import world as worlds
-from .situation import Situation, Unit
+from .situation import Situation, Unit, major_power
 from .state import WifState
 
 
@@ -47,20 +47,10 @@ def situation(state: WifState, options: dict) -> Situation:
         units=tuple(unit(state, name) for name in state.units), options=options)
 
 
-def major_of(state: WifState, power: str) -> str:
-    """A power's major power: itself, a home country's major power, or an aligned minor's
-    controller; "" for a neutral minor."""
-    if power in state.politics["sides"]:
-        return power
-    countries = worlds.load().countries
-    home = countries[power].home_of[0] if power in countries and countries[power].home_of else ""
-    return home or state.politics.get("controllers", {}).get(power, "")
-
-
 def commander(state: WifState, power: str) -> str:
     """The player commanding a power's major power (in his charter sides after his team), ""
     for none."""
-    major = major_of(state, power)
+    major = major_power(worlds.load(), state.politics["sides"], state.politics.get("controllers", {}), power)
     return next((seat.id for seat in state.setup.roster if major and major in seat.sides[1:]), "")
 
 

@@ -18,4 +18,8 @@ def supplied(state: WifState, options: Mapping[str, bool]) -> dict[str, bool]:
 
 
 def is_supplied(state: WifState, options: Mapping[str, bool], unit_id: str) -> bool:
-    return supplied(state, options)[unit_id]
+    """One unit's supply: its own class's search alone."""
+    if any(unit_id in units for units in state.emergency.values()):
+        return True
+    unit = position.unit(state, unit_id)
+    return supply.status(position.situation(state, dict(options)), [unit])[unit_id].supplied

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pbem.errors import IllegalOrder, UsageError
 from pbem.ruleset import Decision, OrderKind, Ruleset, Setup, View
 
-from . import combat, emergency, impulses, moves, views
+from . import combat, emergency, impulses, moves, position, views
 from .state import SIDES, WifState
 
 MAX_PLAYERS = 6
@@ -38,8 +38,10 @@ class WorldInFlames(Ruleset[WifState]):
         self.check_setup(setup)
         state = WifState.start(setup)
         options = self.chosen(setup)
+        situation = position.situation(state, options)
         for hex_text in sorted({u["hex"] for u in state.units.values() if "hex" in u}):
-            if moves.overstacked(state, hex_text, options) or not moves.co_operating(state, hex_text, options):
+            if moves.overstacked(state, situation, hex_text, options) or not moves.co_operating(state, situation,
+                                                                                                 hex_text):
                 raise UsageError(f"scenario {setup.scenario} overstacks {hex_text}, or puts units there that cannot "
                                  "co-operate", rule="2.3.1", field="scenario")
         return state

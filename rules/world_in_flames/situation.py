@@ -7,12 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from . import kinds
 from .world import World
 
 NEUTRAL = "neutral"
+
+
+def major_power(world: World, sides: Mapping[str, str], controllers: Mapping[str, str], power: str) -> str:
+    """A power's major power: itself for a major, the first major power whose home country it is,
+    its controller for an aligned minor, "" for a neutral minor."""
+    if power in sides:
+        return power
+    homes = world.countries[power].home_of if power in world.countries else ()
+    return homes[0] if homes else controllers.get(power, "")
 
 
 @dataclass(frozen=True)
@@ -56,13 +64,7 @@ class Situation:
         return self.world.countries[country].owner if country else ""
 
     def major_of(self, power: str) -> str:
-        """A power's major power: itself for a major, its controller for an aligned minor, ""
-        for a neutral minor."""
-        if power in self.sides:
-            return power
-        homes = self.world.countries[power].home_of if power in self.world.countries else ()
-        owner = homes[0] if homes else ""
-        return owner or self.controllers.get(power, "")
+        return major_power(self.world, self.sides, self.controllers, power)
 
     def side_of(self, power: str) -> str:
         major = self.major_of(power)
@@ -76,9 +78,10 @@ class Situation:
         """The major powers a major power co-operates with, itself among them (18.1)."""
         return frozenset({major, *(other for pair in self.cooperation if major in pair for other in pair)})
 
+    def enemy_land_units(self, hex_: int, side: str) -> list[str]:
+        """The land units in a hex of the side at war with `side` (neutrals are nobody's enemy)."""
+        return [u.id for u in self.units if u.hex == hex_ and u.kind in kinds.LAND
+                and self.side_of(u.country) not in (side, NEUTRAL)]
+
     def weather_at(self, hex_: int) -> str:
         return self.weather.get(self.world.zone[hex_], "fine")
-
-    @cached_property
-    def unit_side(self) -> dict[str, str]:
-        return {unit.id: self.side_of(unit.country) for unit in self.units}

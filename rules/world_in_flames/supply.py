@@ -93,17 +93,16 @@ def _build_layout(world: World) -> Layout:
 
 @dataclass(frozen=True)
 class Status:
-    """A unit's supply: in supply or not, and why."""
+    """A unit's supply: in supply or not."""
 
     unit: str
     supplied: bool
-    at_sea: bool = False
 
 
 def status(situation: Situation, units: Iterable[Unit] | None = None) -> dict[str, Status]:
     """The supply of each unit (all of them unless named), each side in one search."""
     wanted = [u for u in (situation.units if units is None else units)]
-    found = {u.id: Status(u.id, True, at_sea=True) for u in wanted if u.sea}
+    found = {u.id: Status(u.id, True) for u in wanted if u.sea}  # at sea: always (2.4.1)
     on_land = [u for u in wanted if not u.sea and u.kind not in kinds.MARKERS]
     for side in sorted({situation.side_of(u.country) for u in on_land}):
         tracing = [u for u in on_land if situation.side_of(u.country) == side]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pbem.errors import UsageError
-from pbem.ruleset import View
+from pbem.ruleset import Decision, View
 
 from . import charts, impulses, position, readiness, stacking, supply
 from . import world as worlds
@@ -29,9 +29,15 @@ def impulse_data(state: WifState, options: Mapping[str, bool]) -> dict:
                     "emergency": any(name in given for given in state.emergency.values())}
              for name, u in state.units.items()}
     return {"impulse": state.impulse, "impulses": state.impulses, "side": state.side,
-            "acting": impulses.deciding(state), "last": state.last.get("text", ""), "units": units,
+            "acting": _deciding(state, options), "last": state.last.get("text", ""), "units": units,
             "destroyed": state.destroyed, "attack": state.attack, "retreat": state.retreat,
             "overstack": state.overstack, "emergency": state.emergency}
+
+
+def _deciding(state: WifState, options: Mapping[str, bool]) -> str:
+    """The player the game waits for, "" when dice are due or it is over."""
+    asked = impulses.pending(state, options)
+    return asked.players[0] if isinstance(asked, Decision) else ""
 
 
 def render_impulse(data: dict):

@@ -74,9 +74,6 @@ class World(NamedTuple):
     def between(self, a: int, b: int) -> frozenset[str]:
         return self.features.get((a, b), frozenset())
 
-    @property
-    def ports(self) -> frozenset[int]:
-        return self.major_ports | self.minor_ports
 
 
 class _Hexes:
